@@ -1,0 +1,41 @@
+# kpkeys workbench.  The two commands that matter are 'make demo' and
+# 'make test'; README.md says what they do.  Everything lands in build/.
+
+PYTHON ?= python3
+# Limit 'make test' / 'make build' to some architectures: make test ARCH=arm64
+ARCH ?=
+KPK = $(PYTHON) -m kpk
+
+.PHONY: demo test tree export build bisect deps clean python
+
+demo: python
+	$(KPK) demo
+
+test: python
+	$(KPK) test $(ARCH)
+
+# Developer commands
+tree: python
+	$(KPK) tree
+
+export: python
+	$(KPK) export
+
+build: python
+	$(KPK) build $(ARCH)
+
+bisect: python
+	$(KPK) bisect
+
+deps: python
+	$(KPK) deps
+
+clean:
+	rm -rf build/out build/results build/logs build/buildtests build/bisect \
+		build/initramfs-*
+
+# The driver is Python 3 (standard library only); a minimal Debian may lack it.
+python:
+	@command -v $(PYTHON) >/dev/null || { \
+		echo "kpk: installing python3 with apt-get"; \
+		apt-get update -qq && apt-get install -y -qq python3; }

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kpk: the kpkeys workbench.  python3 -m kpk COMMAND (see README.md)."""
+
+import argparse
+import sys
+
+from . import arch as arches, bisect, build, deps, demo, testrun, tree
+from .common import Fatal
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog='kpk', description=__doc__)
+    sub = p.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('deps', help='install the host packages')
+    sub.add_parser('tree', help='make build/linux: linux-source-6.12 + '
+                   'patches/')
+    sub.add_parser('export', help='write build/linux commits to patches/')
+    b = sub.add_parser('build', help='configure and build kernels')
+    b.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    t = sub.add_parser('test', help='run every check (make test)')
+    t.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    sub.add_parser('demo', help='the main job (make demo)')
+    sub.add_parser('bisect', help='build every prefix of the series, both '
+                   'arches')
+    args = p.parse_args(argv)
+    for name in getattr(args, 'arch', None) or ():
+        if name not in arches.ARCH_NAMES:
+            p.error(f'unknown architecture {name}; known: '
+                    f'{" ".join(arches.ARCH_NAMES)}')
+    try:
+        if args.cmd == 'deps':
+            deps.host_tools(arches.all_arches())
+        elif args.cmd == 'tree':
+            deps.host_tools([])
+            tree.ensure()
+        elif args.cmd == 'export':
+            tree.export()
+        elif args.cmd == 'build':
+            selected = [arches.get(n) for n in args.arch or arches.ARCH_NAMES]
+            deps.host_tools(selected)
+            tree.ensure()
+            for a in selected:
+                print(build.build(a))
+        elif args.cmd == 'test':
+            return testrun.main(args.arch)
+        elif args.cmd == 'demo':
+            return demo.main()
+        elif args.cmd == 'bisect':
+            return bisect.main()
+    except Fatal as e:
+        print(f'kpk: error: {e}', file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+sys.exit(main(sys.argv[1:]))

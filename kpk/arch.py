@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Per-architecture settings, kept as data in kpk/arches/<name>.py.
+
+Like tools/testing/kunit/qemu_configs, each architecture is described by
+one object and the code never branches on the architecture's name.
+"""
+
+from dataclasses import dataclass, field
+import importlib
+from typing import List, Tuple
+
+
+@dataclass(frozen=True)
+class Boot:
+    """One way of booting an architecture's kernel in QEMU."""
+    name: str                 # used in log file names and the summary
+    cpu: str                  # the -cpu argument
+    # CPU properties this boot insists on; QEMU is probed for them first
+    # and a QEMU that lacks one is reported as such, not as a guest failure.
+    requires: Tuple[str, ...] = ()
+    extra_cmdline: str = ''
+    timeout: int = 300        # seconds, from QEMU start to its exit
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str
+    linux_arch: str           # ARCH= for kbuild
+    cross_compile: str        # CROSS_COMPILE= for kbuild ('' when native)
+    toolchain_packages: Tuple[str, ...]
+    fragment: str             # file in configs/, merged after base.config
+    build_targets: Tuple[str, ...]
+    kernel_image: str         # relative to the build output folder
+    deb_arch: str             # Debian architecture of the guest's busybox
+    qemu_package: str
+    qemu_binary: str
+    machine: str
+    qemu_args: Tuple[str, ...]
+    console: str
+    boots: Tuple[Boot, ...] = field(default_factory=tuple)
+
+
+ARCH_NAMES = ('x86_64', 'arm64')
+
+
+def get(name):
+    if name not in ARCH_NAMES:
+        raise KeyError(name)
+    return importlib.import_module(f'kpk.arches.{name}').ARCH
+
+
+def all_arches():
+    return [get(n) for n in ARCH_NAMES]

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Install what the workbench needs from Debian's archive, and nothing else.
+
+Host packages are installed with apt-get when missing.  The guest's busybox
+is fetched with 'apt-get download' and unpacked with 'dpkg -x' into build/,
+so a foreign-architecture busybox is never installed on the host.
+"""
+
+import glob
+import os
+import subprocess
+
+from .common import BUILD, Fatal, info, run, ensure_dir
+
+HOST_PACKAGES = (
+    'make', 'gcc', 'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev',
+    'cpio', 'xz-utils', 'git', 'perl', 'python3', 'ccache', 'kmod',
+    # scripts/checkpatch.pl runs scripts/spdxcheck.py, which needs these
+    'python3-ply', 'python3-git',
+)
+KERNEL_SOURCE_PACKAGE = 'linux-source-6.12'
+
+_updated = False
+
+
+def _missing(packages):
+    missing = []
+    for pkg in packages:
+        res = subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
+        if res.returncode != 0 or 'install ok installed' not in res.stdout:
+            missing.append(pkg)
+    return missing
+
+
+def _apt_update():
+    global _updated
+    if not _updated:
+        info('apt-get update')
+        run(['apt-get', 'update', '-qq'], quiet=True)
+        _updated = True
+
+
+def apt_install(packages):
+    """Install the packages that are missing; raise Fatal naming any failure."""
+    missing = _missing(packages)
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        raise Fatal(f'missing packages {" ".join(missing)}: run as root, or '
+                    f'install them with apt-get install {" ".join(missing)}')
+    _apt_update()
+    info(f'apt-get install {" ".join(missing)}')
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    res = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends']
+              + missing, check=False, quiet=True, env=env)
+    if res.returncode != 0:
+        tail = '\n'.join(res.stdout.rstrip().splitlines()[-10:])
+        raise Fatal(f'could not install {" ".join(missing)} with apt-get:\n'
+                    f'{tail}')
+
+
+def host_tools(arches):
+    pkgs = list(HOST_PACKAGES)
+    for arch in arches:
+        pkgs += list(arch.toolchain_packages) + [arch.qemu_package]
+    apt_install(pkgs)
+
+
+def kernel_source():
+    apt_install([KERNEL_SOURCE_PACKAGE])
+
+
+def busybox(arch):
+    """Return the path of a static busybox for the guest's architecture."""
+    dest = os.path.join(BUILD, 'deps', f'busybox-{arch.deb_arch}')
+    binary = os.path.join(dest, 'bin', 'busybox')
+    if os.path.exists(binary):
+        return binary
+    native = run(['dpkg', '--print-architecture'], quiet=True).stdout.strip()
+    if arch.deb_arch != native:
+        foreign = run(['dpkg', '--print-foreign-architectures'],
+                      quiet=True).stdout.split()
+        if arch.deb_arch not in foreign:
+            info(f'dpkg --add-architecture {arch.deb_arch}')
+            run(['dpkg', '--add-architecture', arch.deb_arch])
+            global _updated
+            _updated = False
+    _apt_update()
+    dl = ensure_dir(os.path.join(BUILD, 'deps', 'debs'))
+    pkg = f'busybox-static:{arch.deb_arch}'
+    res = run(['apt-get', 'download', pkg], check=False, quiet=True, cwd=dl)
+    debs = glob.glob(os.path.join(dl, f'busybox-static_*_{arch.deb_arch}.deb'))
+    if res.returncode != 0 or not debs:
+        raise Fatal(f'could not download {pkg} with apt-get download:\n'
+                    f'{res.stdout.strip()}')
+    tmp = dest + '.tmp'
+    run(['rm', '-rf', tmp])
+    run(['dpkg', '-x', sorted(debs)[-1], tmp])
+    run(['rm', '-rf', dest])
+    os.rename(tmp, dest)
+    if not os.path.exists(binary):
+        raise Fatal(f'{pkg} has no bin/busybox')
+    return binary

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernel configuration: configs/base.config plus the architecture's fragment,
+merged by the tree's own scripts/kconfig/merge_config.sh on top of
+allnoconfig, so that only what the fragments ask for (and what it needs) is
+built.  Like a .kunitconfig, the fragments are the whole configuration."""
+
+import os
+import re
+
+from .common import CONFIGS, Fatal, info, run
+
+BASE = 'base.config'
+
+
+def fragments(arch):
+    return [os.path.join(CONFIGS, BASE), os.path.join(CONFIGS, arch.fragment)]
+
+
+def _parse(path):
+    values = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            m = re.match(r'^(CONFIG_\w+)=(.*)$', line)
+            if m:
+                values[m.group(1)] = m.group(2)
+                continue
+            m = re.match(r'^# (CONFIG_\w+) is not set$', line)
+            if m:
+                values[m.group(1)] = 'n'
+    return values
+
+
+def configure(arch, tree, outdir, env, strict=True):
+    """Write outdir/.config; with strict, fail if a requested value is lost.
+
+    Returns the list of requested options that did not take effect.
+    """
+    os.makedirs(outdir, exist_ok=True)
+    res = run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'),
+               '-n', '-O', outdir] + fragments(arch),
+              cwd=tree, env=env, quiet=True, check=False)
+    if res.returncode != 0:
+        raise Fatal(f'merge_config.sh failed for {arch.name}:\n'
+                    + '\n'.join(res.stdout.splitlines()[-20:]))
+    final = _parse(os.path.join(outdir, '.config'))
+    lost = []
+    for frag in fragments(arch):
+        for opt, want in _parse(frag).items():
+            got = final.get(opt, 'n')
+            if got != want:
+                lost.append(f'{opt}={want} (got {got}) from '
+                            f'configs/{os.path.basename(frag)}')
+    if lost and strict:
+        raise Fatal(f'{arch.name} config: requested values did not take '
+                    'effect (a missing dependency, or an option the series '
+                    'does not provide):\n  ' + '\n  '.join(lost))
+    for item in lost:
+        info(f'{arch.name} config: not applied: {item}')
+    return lost

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Boot a kernel in QEMU (TCG) with a timeout, keeping the console log.
+
+A boot succeeds only if the guest's init reports that it is done and the
+console shows no panic, oops, BUG or warning.
+"""
+
+from dataclasses import dataclass
+import os
+import re
+import subprocess
+import threading
+import time
+
+from .common import ROOT, Fatal, run
+
+DONE = 'kpk-guest: done'
+# What on the console means the kernel is broken, whatever the tests say.
+CRASH = re.compile(r'Kernel panic - not syncing|\bOops\b|\bBUG:|'
+                   r'Unable to handle kernel|general protection fault|'
+                   r'------------\[ cut here \]------------|'
+                   r'WARNING: CPU: \d+|Call Trace:')
+QUIT_GRACE = 20
+
+
+@dataclass
+class BootResult:
+    ok: bool
+    reason: str
+    log: str
+    seconds: float
+
+
+def command(arch, boot, kernel, initrd, cmdline_extra=''):
+    cmdline = f'console={arch.console} panic=-1 oops=panic'
+    for extra in (boot.extra_cmdline, cmdline_extra):
+        if extra:
+            cmdline += ' ' + extra
+    return ([arch.qemu_binary, '-machine', arch.machine, '-cpu', boot.cpu,
+             '-accel', 'tcg'] + list(arch.qemu_args) +
+            ['-nodefaults', '-display', 'none', '-serial', 'stdio',
+             '-no-reboot', '-kernel', kernel, '-initrd', initrd,
+             '-append', cmdline])
+
+
+def version(arch):
+    res = run([arch.qemu_binary, '--version'], quiet=True, check=False)
+    return res.stdout.splitlines()[0] if res.returncode == 0 else None
+
+
+def probe(arch, boot):
+    """Check that QEMU can create the boot's CPU; return None or why not.
+
+    The CPU is created (and 'enforce' checked) when the machine is built,
+    before the paused guest would run; 'quit' on the monitor then ends it.
+    """
+    cmd = [arch.qemu_binary, '-machine', arch.machine, '-cpu', boot.cpu,
+           '-accel', 'tcg', '-nodefaults', '-display', 'none', '-S',
+           '-monitor', 'stdio']
+    try:
+        res = subprocess.run(cmd, input='quit\n', text=True, timeout=60,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        return f'{arch.qemu_binary} is not installed'
+    except subprocess.TimeoutExpired:
+        return f'{arch.qemu_binary} did not answer the probe within 60s'
+    if res.returncode != 0:
+        err = ' '.join(res.stderr.split())
+        want = ', '.join(boot.requires) or boot.cpu
+        return (f'{version(arch)} cannot provide -cpu {boot.cpu} '
+                f'(needs {want}): {err}')
+    return None
+
+
+def boot(arch, boot_cfg, kernel, initrd, log, cmdline_extra='', echo=False,
+         timeout=None):
+    """Boot once; return a BootResult.  With echo, copy the console to stdout."""
+    timeout = timeout or boot_cfg.timeout
+    cmd = command(arch, boot_cfg, kernel, initrd, cmdline_extra)
+    start = time.time()
+    with open(log, 'w') as out:
+        out.write('# ' + ' '.join(cmd) + '\n')
+        out.flush()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+
+        def pump():
+            for raw in proc.stdout:
+                line = raw.decode('utf-8', 'replace').replace('\r', '')
+                out.write(line)
+                out.flush()
+                if echo:
+                    print(line, end='', flush=True)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.kill()
+            proc.wait()
+        reader.join(QUIT_GRACE)
+        err = proc.stderr.read().decode('utf-8', 'replace').strip()
+        if err:
+            out.write('# qemu stderr: ' + err + '\n')
+    seconds = time.time() - start
+    with open(log, errors='replace') as f:
+        text = f.read()
+    crash = CRASH.search(text)
+    if timed_out:
+        reason = f'timed out after {timeout}s'
+        if crash:
+            reason += f' after "{_line_of(text, crash)}"'
+        return BootResult(False, reason, log, seconds)
+    if crash:
+        return BootResult(False, f'console shows "{_line_of(text, crash)}"',
+                          log, seconds)
+    if DONE not in text:
+        if proc.returncode != 0 and err:
+            return BootResult(False, f'QEMU exited {proc.returncode}: {err}',
+                              log, seconds)
+        return BootResult(False, 'the guest stopped before its init finished',
+                          log, seconds)
+    return BootResult(True, '', log, seconds)
+
+
+def _line_of(text, match):
+    start = text.rfind('\n', 0, match.start()) + 1
+    end = text.find('\n', match.end())
+    return text[start:end if end >= 0 else None].strip()
+
+
+def relpath(path):
+    return os.path.relpath(path, ROOT)
+
+
+def require(arch):
+    if not os.path.exists('/usr/bin/' + arch.qemu_binary):
+        raise Fatal(f'{arch.qemu_binary} is missing (apt-get install '
+                    f'{arch.qemu_package})')
