@@ -172,7 +172,9 @@ def _cover_description():
 
 
 def _apply(base, version):
+    """Apply the series on kpk-base; on failure, leave the tree as it was."""
     _, names = read_series()
+    before = git_out('rev-parse', 'HEAD')
     git('reset', '-q', '--hard', BASE_TAG)
     desc = _cover_description()
     if desc:
@@ -183,16 +185,18 @@ def _apply(base, version):
                   check=False, quiet=True)
         if res.returncode != 0:
             git('am', '--abort', check=False, quiet=True)
+            git('reset', '-q', '--hard', before)
+            why = '\n'.join(ln for ln in res.stdout.splitlines()
+                            if ln.startswith('error:'))
             if version != base:
                 raise Fatal(
                     f'patch {name} does not apply to {deps.KERNEL_SOURCE_PACKAGE}'
                     f' {version} (Linux {kernel_version()}); the series was made'
                     f' on {base}. Install that version '
                     f'(apt-get install {deps.KERNEL_SOURCE_PACKAGE}={base}) or '
-                    f'rebase the series.\n{res.stdout.strip()}')
+                    f'rebase the series.\n{why}')
             raise Fatal(f'patch {name} does not apply to '
-                        f'{deps.KERNEL_SOURCE_PACKAGE} {version}:\n'
-                        f'{res.stdout.strip()}')
+                        f'{deps.KERNEL_SOURCE_PACKAGE} {version}:\n{why}')
     info(f'applied {len(names)} patches on Linux {kernel_version()}')
 
 
