@@ -19,6 +19,12 @@ class Boot:
     # and a QEMU that lacks one is reported as such, not as a guest failure.
     requires: Tuple[str, ...] = ()
     extra_cmdline: str = ''
+    # Guest tests run by guest/init after KUnit (guest/tests/NAME[.sh]).
+    tests: Tuple[str, ...] = ()
+    kunit: bool = True        # run (and count) the built-in KUnit suites
+    # Crash tests expect oopses: the kernel must survive them, so no
+    # oops=panic, and only a panic or a hang fails the boot.
+    crash_tests: bool = False
     timeout: int = 300        # seconds, from QEMU start to its exit
 
 
@@ -36,8 +42,9 @@ class Arch:
     qemu_binary: str
     machine: str
     qemu_args: Tuple[str, ...]
-    console: str
+    cmdline: str              # console and early-console arguments
     boots: Tuple[Boot, ...] = field(default_factory=tuple)
+    demo: Boot = None         # what make demo boots, if this arch has one
 
 
 ARCH_NAMES = ('x86_64', 'arm64')

@@ -1,40 +1,80 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's initramfs: Debian's static busybox, guest/init as PID 1 and
-the guest tests, packed by the tree's own usr/gen_init_cpio."""
+the guest tests (guest/tests/: shell scripts, lists, and C programs built
+against the tree's nolibc), packed by the tree's own usr/gen_init_cpio."""
 
+import glob
 import os
 
-from . import deps
-from .common import BUILD, ROOT, Fatal, run
+from . import build, deps
+from .common import BUILD, LOGS, ROOT, TREE, Fatal, ensure_dir, run
 
 GUEST = os.path.join(ROOT, 'guest')
+TESTS = os.path.join(GUEST, 'tests')
+# The kernel's own LKDTM expectations, read by guest/tests/lkdtm.sh.
+LKDTM_TABLE = 'tools/testing/selftests/lkdtm/tests.txt'
 
 
-def _entries(busybox):
+def _nolibc_programs(arch):
+    """Build guest/tests/*.c for the guest; return {name: path}."""
+    out = ensure_dir(os.path.join(BUILD, 'guest', arch.name))
+    sysroot = os.path.join(out, 'sysroot', 'include')
+    env = build.make_env(arch)
+    log = os.path.join(ensure_dir(LOGS), f'guest-{arch.name}.log')
+    with open(log, 'w') as f:
+        # nolibc's headers_standalone installs the UAPI headers through
+        # the kernel's headers_install: KBUILD_OUTPUT keeps it out of tree.
+        res = run(['make', '-C', os.path.join(TREE, 'tools/include/nolibc'),
+                   f'ARCH={arch.linux_arch}', f'OUTPUT={out}/',
+                   f'KBUILD_OUTPUT={build.outdir(arch)}',
+                   'headers_standalone'], env=env, stdout=f, stderr=f,
+                  check=False)
+    if res.returncode != 0:
+        raise Fatal(f'nolibc headers for {arch.name} failed; see {log}')
+    programs = {}
+    for src in sorted(glob.glob(os.path.join(TESTS, '*.c'))):
+        name = os.path.splitext(os.path.basename(src))[0]
+        binary = os.path.join(out, name)
+        res = run([f'{arch.cross_compile}gcc', '-Os', '-Wall', '-Werror',
+                   '-fno-ident', '-fno-asynchronous-unwind-tables',
+                   '-fno-stack-protector', '-nostdlib', '-nostdinc',
+                   '-static', '-I', sysroot, '-include', 'nolibc.h',
+                   '-o', binary, src, '-lgcc'],
+                  quiet=True, check=False)
+        if res.returncode != 0:
+            raise Fatal(f'guest test {name}.c does not build for '
+                        f'{arch.name}:\n{res.stdout}')
+        programs[name] = binary
+    return programs
+
+
+def _entries(busybox, programs):
     yield 'dir /dev 0755 0 0'
     # The kernel opens /dev/console for init before devtmpfs is mounted.
     yield 'nod /dev/console 0600 0 0 c 5 1'
-    for d in ('/proc', '/sys', '/tmp', '/bin', '/sbin', '/root'):
+    for d in ('/proc', '/sys', '/tmp', '/bin', '/sbin', '/root', '/tests'):
         yield f'dir {d} 0755 0 0'
     yield f'file /bin/busybox {busybox} 0755 0 0'
     yield f'file /init {os.path.join(GUEST, "init")} 0755 0 0'
-    tests = os.path.join(GUEST, 'tests')
-    if os.path.isdir(tests):
-        yield 'dir /tests 0755 0 0'
-        for name in sorted(os.listdir(tests)):
-            yield f'file /tests/{name} {os.path.join(tests, name)} 0755 0 0'
+    for path in sorted(glob.glob(os.path.join(TESTS, '*'))):
+        if not path.endswith('.c'):
+            yield f'file /tests/{os.path.basename(path)} {path} 0644 0 0'
+    for name, path in programs.items():
+        yield f'file /tests/{name} {path} 0755 0 0'
+    yield (f'file /tests/lkdtm-tests.txt {os.path.join(TREE, LKDTM_TABLE)} '
+           '0644 0 0')
 
 
-def build(arch, kernel_out):
+def build_for(arch):
     """Write build/initramfs-<arch>.cpio and return its path."""
     busybox = deps.busybox(arch)
-    gen = os.path.join(kernel_out, 'usr', 'gen_init_cpio')
+    gen = os.path.join(build.outdir(arch), 'usr', 'gen_init_cpio')
     if not os.path.exists(gen):
         raise Fatal(f'{gen} is missing: the kernel config needs '
                     'CONFIG_BLK_DEV_INITRD=y')
     listing = os.path.join(BUILD, f'initramfs-{arch.name}.list')
     with open(listing, 'w') as f:
-        f.write('\n'.join(_entries(busybox)) + '\n')
+        f.write('\n'.join(_entries(busybox, _nolibc_programs(arch))) + '\n')
     out = os.path.join(BUILD, f'initramfs-{arch.name}.cpio')
     with open(out + '.tmp', 'wb') as f:
         run([gen, listing], stdout=f)

@@ -2,6 +2,7 @@
 """make test: every check, host and guest, on every architecture."""
 
 import os
+import re
 import time
 
 from . import arch as arches, build, checks, deps, initramfs, qemu, tree
@@ -9,8 +10,21 @@ from .common import BUILD, LOGS, Fatal, ensure_dir, info, tail_lines
 from .results import FAIL, PASS, SKIP, Results, parse_ktap
 
 
+MARK_TEST = re.compile(r'^kpk-guest: test (\S+)$', re.M)
+
+
+def guest_chunks(text):
+    """{test name: its console output} for each guest test that started."""
+    chunks = {}
+    for m in MARK_TEST.finditer(text):
+        name = m.group(1)
+        end = text.find(f'kpk-guest: end {name}', m.end())
+        chunks[name] = text[m.end():end if end >= 0 else None]
+    return chunks
+
+
 def boot_and_parse(results, arch, boot, kernel, initrd):
-    """Boot once and add the boot's own check and its KUnit cases."""
+    """Boot once; add the boot's own check, its KUnit and guest results."""
     label = boot.name
     missing = qemu.probe(arch, boot)
     if missing:
@@ -32,10 +46,18 @@ def boot_and_parse(results, arch, boot, kernel, initrd):
             print('    | ' + line)
     with open(log, errors='replace') as f:
         text = f.read()
+    workdir = os.path.join(BUILD, 'results')
     # KUnit runs built in, before init: its KTAP is the console up to the
     # guest's first line.
-    kernel_part = text.split('kpk-guest: init started')[0]
-    parse_ktap(results, label, kernel_part, os.path.join(BUILD, 'results'))
+    if boot.kunit:
+        parse_ktap(results, label, text.split('kpk-guest: init started')[0],
+                   workdir)
+    chunks = guest_chunks(text)
+    for name in boot.tests:
+        if name in chunks:
+            parse_ktap(results, f'{label}.{name}', chunks[name], workdir)
+        else:
+            results.add(f'{label}.{name}', FAIL, 'the guest test did not run')
 
 
 # Guests that must be reported as failures: the runner's own checks.
@@ -69,7 +91,7 @@ def run_arch(results, arch, selfcheck=False):
         return
     results.add(f'{arch.name}: kernel build', PASS)
     checks.build_tests(results, arch)
-    initrd = initramfs.build(arch, build.outdir(arch))
+    initrd = initramfs.build_for(arch)
     for boot in arch.boots:
         boot_and_parse(results, arch, boot, kernel, initrd)
     if selfcheck:

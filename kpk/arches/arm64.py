@@ -14,8 +14,8 @@ ARCH = Arch(
     qemu_binary='qemu-system-aarch64',
     machine='virt',
     qemu_args=('-smp', '2', '-m', '512'),
-    console='ttyAMA0',
+    cmdline='console=ttyAMA0 earlycon',
     boots=(
-        Boot(name='arm64', cpu='max'),
+        Boot(name='arm64', cpu='max', tests=('pgtables', 'lkdtm')),
     ),
 )

@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 from ..arch import Arch, Boot
 
+# TCG emulates Intel PKS; 'enforce' makes QEMU refuse to start rather than
+# silently hide it. -cpu max also has LA57, so the kernel uses 5-level
+# paging unless told otherwise.
+PKS = 'max,pks=on,enforce'
+
 ARCH = Arch(
     name='x86_64',
     linux_arch='x86_64',
@@ -15,10 +20,16 @@ ARCH = Arch(
     # qboot boots a kernel faster than SeaBIOS and keeps the console clean.
     machine='pc',
     qemu_args=('-bios', 'qboot.rom', '-smp', '2', '-m', '512'),
-    console='ttyS0',
+    cmdline='console=ttyS0 earlyprintk=serial,ttyS0',
     boots=(
-        # TCG emulates Intel PKS; 'enforce' makes QEMU refuse to start
-        # rather than silently hide it.
-        Boot(name='x86_64', cpu='max,pks=on,enforce', requires=('pks',)),
+        Boot(name='x86_64', cpu=PKS, requires=('pks',), tests=('pgtables',)),
+        Boot(name='x86_64-4level', cpu=PKS, requires=('pks',),
+             extra_cmdline='no5lvl', tests=('pgtables',)),
+        Boot(name='x86_64-nopks', cpu='max,pks=off',
+             tests=('pgtables', 'lkdtm')),
+        Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
+             crash_tests=True, tests=('lkdtm',)),
     ),
+    demo=Boot(name='demo', cpu=PKS, requires=('pks',), crash_tests=True,
+              tests=('lkdtm',)),
 )
