@@ -33,8 +33,10 @@ def main():
         for arch in selected:
             start = time.time()
             try:
+                # Same depth as build/out/<arch> and build/linux: ccache
+                # then sees the same relative paths as for the main tree.
                 build.build(arch, tree=wt,
-                            out=os.path.join(work, f'out-{arch.name}'),
+                            out=os.path.join(work, 'out', arch.name),
                             strict_config=False,
                             log_name=f'bisect-{i:02d}-{arch.name}.log')
                 info(f'[ok] {i}/{len(commits)} {arch.name} "{subject}" '

@@ -25,6 +25,8 @@ ARCH = Arch(
         Boot(name='x86_64', cpu=PKS, requires=('pks',), tests=('pgtables',)),
         Boot(name='x86_64-4level', cpu=PKS, requires=('pks',),
              extra_cmdline='no5lvl', tests=('pgtables',)),
+        Boot(name='x86_64-pti', cpu=PKS, requires=('pks',),
+             extra_cmdline='pti=on', tests=('pgtables',)),
         Boot(name='x86_64-nopks', cpu='max,pks=off',
              tests=('pgtables', 'lkdtm')),
         Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
