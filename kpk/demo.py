@@ -27,7 +27,6 @@ HIGHLIGHTS = (
      r'WRITE_PGTABLE'),
     ('the CPU refuses it', r'#PF: error_code\(0x[0-9a-f]+\) - protection '
      r'keys violation'),
-    ('with the pgtables key write-disabled', r'#PF: PKRS 0x[0-9a-f]+'),
     ('the kernel oopses, killing only the writer', r'Oops: .*'),
     ('and keeps running', r'kpk-guest: the system is still running.*'),
 )
