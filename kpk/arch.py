@@ -32,6 +32,7 @@ class Boot:
 class Arch:
     name: str
     linux_arch: str           # ARCH= for kbuild
+    src_dir: str              # the tree's arch/ folder for this arch
     cross_compile: str        # CROSS_COMPILE= for kbuild ('' when native)
     toolchain_packages: Tuple[str, ...]
     fragment: str             # file in configs/, merged after base.config

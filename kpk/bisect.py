@@ -3,7 +3,10 @@
 
 Runs in a separate git worktree (build/bisect/linux) so build/linux and its
 build folders are left alone.  Config options that a patch later in the
-series adds are allowed to be missing here.
+series adds are allowed to be missing here.  A patch that only touches
+another architecture's arch/ folder, or files the build never reads,
+cannot change this architecture's build: its result is the previous
+patch's, and it is not built again.
 """
 
 import os
@@ -11,6 +14,21 @@ import time
 
 from . import arch as arches, build, deps, tree
 from .common import BUILD, Fatal, info, run
+
+
+# Paths no kernel build reads.
+NOT_BUILT = ('Documentation/', 'tools/')
+
+
+def affects(arch, paths):
+    """Whether a change to @paths can change @arch's kernel build."""
+    for p in paths:
+        if p.startswith(NOT_BUILT):
+            continue
+        if p.startswith('arch/') and not p.startswith(arch.src_dir + '/'):
+            continue
+        return True
+    return False
 
 
 def main():
@@ -27,10 +45,20 @@ def main():
     if not os.path.exists(wt):
         tree.git('worktree', 'add', '-q', '--detach', wt, commits[0])
     failures = 0
+    last_ok = {}
     for i, commit in enumerate(commits, 1):
         subject = tree.git_out('log', '-1', '--format=%s', commit)
+        paths = tree.git_out('diff', '--name-only', f'{commit}^',
+                             commit).split()
         run(['git', '-C', wt, 'checkout', '-q', '--detach', commit])
         for arch in selected:
+            if arch.name in last_ok and not affects(arch, paths):
+                if not last_ok[arch.name]:
+                    failures += 1
+                info(f'[{"ok" if last_ok[arch.name] else "FAILED"}] '
+                     f'{i}/{len(commits)} {arch.name} "{subject}" (same '
+                     f'build as the patch before: touches no file of it)')
+                continue
             start = time.time()
             try:
                 # Same depth as build/out/<arch> and build/linux: ccache
@@ -41,8 +69,10 @@ def main():
                             log_name=f'bisect-{i:02d}-{arch.name}.log')
                 info(f'[ok] {i}/{len(commits)} {arch.name} "{subject}" '
                      f'({time.time() - start:.0f}s)')
+                last_ok[arch.name] = True
             except Fatal as e:
                 failures += 1
+                last_ok[arch.name] = False
                 info(f'[FAILED] {i}/{len(commits)} {arch.name} "{subject}":'
                      f' {e}')
     info(f'{len(commits)} patches x {len(selected)} arches: '

@@ -4,6 +4,7 @@ from ..arch import Arch, Boot
 ARCH = Arch(
     name='arm64',
     linux_arch='arm64',
+    src_dir='arch/arm64',
     cross_compile='aarch64-linux-gnu-',
     toolchain_packages=('gcc-aarch64-linux-gnu', 'binutils-aarch64-linux-gnu'),
     fragment='arm64.config',

@@ -9,6 +9,7 @@ PKS = 'max,pks=on,enforce'
 ARCH = Arch(
     name='x86_64',
     linux_arch='x86_64',
+    src_dir='arch/x86',
     cross_compile='',
     toolchain_packages=('gcc', 'binutils'),
     fragment='x86_64.config',
