@@ -6,7 +6,8 @@ PYTHON ?= python3
 ARCH ?=
 KPK = $(PYTHON) -m kpk
 
-.PHONY: demo test tree export build bisect deps clean python
+.PHONY: demo test tree export build bisect qemu qemu-export deps clean \
+	python
 
 demo: python
 	$(KPK) demo
@@ -27,12 +28,18 @@ build: python
 bisect: python
 	$(KPK) bisect
 
+qemu: python
+	$(KPK) qemu
+
+qemu-export: python
+	$(KPK) qemu-export
+
 deps: python
 	$(KPK) deps
 
 clean:
 	rm -rf build/out build/results build/logs build/buildtests build/bisect \
-		build/initramfs-*
+		build/base build/selftests build/initramfs-*
 
 # The driver is Python 3 (standard library only); a minimal Debian may lack it.
 python:

@@ -4,7 +4,8 @@
 import argparse
 import sys
 
-from . import arch as arches, bisect, build, deps, demo, testrun, tree
+from . import arch as arches, bisect, build, deps, demo, qemubuild, \
+    testrun, tree
 from .common import Fatal
 
 
@@ -22,6 +23,10 @@ def main(argv):
     sub.add_parser('demo', help='the main job (make demo)')
     sub.add_parser('bisect', help='build every prefix of the series, both '
                    'arches')
+    sub.add_parser('qemu', help='build (or find) the QEMU with FEAT_S1POE '
+                   'from qemu/')
+    sub.add_parser('qemu-export', help='write build/qemu/src commits to '
+                   'qemu/')
     args = p.parse_args(argv)
     for name in getattr(args, 'arch', None) or ():
         if name not in arches.ARCH_NAMES:
@@ -47,6 +52,10 @@ def main(argv):
             return demo.main()
         elif args.cmd == 'bisect':
             return bisect.main()
+        elif args.cmd == 'qemu':
+            print(qemubuild.build())
+        elif args.cmd == 'qemu-export':
+            qemubuild.export()
     except Fatal as e:
         print(f'kpk: error: {e}', file=sys.stderr)
         return 2

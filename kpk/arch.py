@@ -26,6 +26,9 @@ class Boot:
     # oops=panic, and only a panic or a hang fails the boot.
     crash_tests: bool = False
     timeout: int = 300        # seconds, from QEMU start to its exit
+    # 'series': the tree with patches/; 'base': linux-source-6.12 as
+    # Debian ships it, for tests of the emulator rather than of our code.
+    kernel: str = 'series'
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,16 @@ class Arch:
     cmdline: str              # console and early-console arguments
     boots: Tuple[Boot, ...] = field(default_factory=tuple)
     demo: Boot = None         # what make demo boots, if this arch has one
+    # Boot with the QEMU built from qemu/ (kpk/qemubuild.py) rather than
+    # Debian's; boots that require a CPU property only it has are skipped,
+    # with the reason, when it cannot be built here.
+    patched_qemu: bool = False
+    # The tree's own selftests for the guest (tools/testing/selftests/
+    # DIR/NAME, static, with the cross libc), put in /tests/selftests/ for
+    # guest tests such as pkeys.sh; and those this tree cannot build for
+    # the arch, with why.
+    selftests: Tuple[str, ...] = ()
+    selftests_unavailable: Tuple[Tuple[str, str], ...] = ()
 
 
 ARCH_NAMES = ('x86_64', 'arm64')

@@ -13,7 +13,7 @@ import os
 import time
 
 from . import arch as arches, build, deps, tree
-from .common import BUILD, Fatal, info, run
+from .common import BUILD, Fatal, info
 
 
 # Paths no kernel build reads.
@@ -41,16 +41,14 @@ def main():
         info('the series is empty: nothing to bisect')
         return 0
     work = os.path.join(BUILD, 'bisect')
-    wt = os.path.join(work, 'linux')
-    if not os.path.exists(wt):
-        tree.git('worktree', 'add', '-q', '--detach', wt, commits[0])
+    wt = tree.worktree(os.path.join(work, 'linux'), commits[0])
     failures = 0
     last_ok = {}
     for i, commit in enumerate(commits, 1):
         subject = tree.git_out('log', '-1', '--format=%s', commit)
         paths = tree.git_out('diff', '--name-only', f'{commit}^',
                              commit).split()
-        run(['git', '-C', wt, 'checkout', '-q', '--detach', commit])
+        tree.worktree(wt, commit)
         for arch in selected:
             if arch.name in last_ok and not affects(arch, paths):
                 if not last_ok[arch.name]:

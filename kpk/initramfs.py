@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's initramfs: Debian's static busybox, guest/init as PID 1 and
 the guest tests (guest/tests/: shell scripts, lists, and C programs built
-against the tree's nolibc), packed by the tree's own usr/gen_init_cpio."""
+against the tree's nolibc) and the tree's selftests the arch asks for
+(kpk/selftests.py), packed by the tree's own usr/gen_init_cpio."""
 
 import glob
 import os
 
-from . import build, deps
+from . import build, deps, selftests
 from .common import BUILD, LOGS, ROOT, TREE, Fatal, ensure_dir, run
 
 GUEST = os.path.join(ROOT, 'guest')
@@ -48,7 +49,7 @@ def _nolibc_programs(arch):
     return programs
 
 
-def _entries(busybox, programs):
+def _entries(busybox, programs, kselftests):
     yield 'dir /dev 0755 0 0'
     # The kernel opens /dev/console for init before devtmpfs is mounted.
     yield 'nod /dev/console 0600 0 0 c 5 1'
@@ -63,6 +64,10 @@ def _entries(busybox, programs):
         yield f'file /tests/{name} {path} 0755 0 0'
     yield (f'file /tests/lkdtm-tests.txt {os.path.join(TREE, LKDTM_TABLE)} '
            '0644 0 0')
+    if kselftests:
+        yield 'dir /tests/selftests 0755 0 0'
+    for name, path in kselftests.items():
+        yield f'file /tests/selftests/{name} {path} 0755 0 0'
 
 
 def build_for(arch):
@@ -74,7 +79,8 @@ def build_for(arch):
                     'CONFIG_BLK_DEV_INITRD=y')
     listing = os.path.join(BUILD, f'initramfs-{arch.name}.list')
     with open(listing, 'w') as f:
-        f.write('\n'.join(_entries(busybox, _nolibc_programs(arch))) + '\n')
+        f.write('\n'.join(_entries(busybox, _nolibc_programs(arch),
+                                    selftests.build_for(arch))) + '\n')
     out = os.path.join(BUILD, f'initramfs-{arch.name}.cpio')
     with open(out + '.tmp', 'wb') as f:
         run([gen, listing], stdout=f)

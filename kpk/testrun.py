@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """make test: every check, host and guest, on every architecture."""
 
+import dataclasses
 import os
 import re
 import time
 
-from . import arch as arches, build, checks, deps, initramfs, qemu, tree
+from . import arch as arches, build, checks, deps, initramfs, qemu, \
+    qemubuild, tree
 from .common import BUILD, LOGS, Fatal, ensure_dir, info, tail_lines
 from .results import FAIL, PASS, SKIP, Results, parse_ktap
 
@@ -23,10 +25,18 @@ def guest_chunks(text):
     return chunks
 
 
-def boot_and_parse(results, arch, boot, kernel, initrd):
-    """Boot once; add the boot's own check, its KUnit and guest results."""
+def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
+    """Boot once; add the boot's own check, its KUnit and guest results.
+
+    @no_qemu says why the patched QEMU the arch asks for is not there: a
+    boot that needs what only it provides is then skipped, with that reason.
+    """
     label = boot.name
     missing = qemu.probe(arch, boot)
+    if missing and no_qemu:
+        results.add(f'{label}: boot', SKIP, f'needs -cpu {boot.cpu}, which '
+                    f'only the QEMU from qemu/ has: {no_qemu}')
+        return
     if missing:
         results.add(f'{label}: QEMU provides -cpu {boot.cpu}', FAIL, missing)
         return
@@ -83,7 +93,42 @@ def workbench_selfchecks(results, arch, boot, kernel, initrd):
                         f'reason="{res.reason}", expected "{expect}"')
 
 
+def patched_qemu(results, arch):
+    """Return (arch using the QEMU built from qemu/, None) or (arch, why not)."""
+    label = f'{arch.name}: QEMU with FEAT_S1POE from qemu/'
+    try:
+        binary = qemubuild.build()
+    except qemubuild.Unavailable as e:
+        results.add(label, SKIP, str(e))
+        return arch, str(e)
+    except Fatal as e:
+        results.add(label, FAIL, str(e))
+        return arch, 'it failed to build'
+    arch = dataclasses.replace(arch, qemu_binary=binary)
+    results.add(f'{label} ({qemu.version(arch)})', PASS)
+    return arch, None
+
+
+def base_kernel(results, arch):
+    """Build Debian's tree without our series (tag kpk-base) for @arch."""
+    wt = tree.worktree(os.path.join(BUILD, 'base', 'linux'), tree.BASE_TAG)
+    try:
+        kernel = build.build(arch, tree=wt,
+                             out=os.path.join(BUILD, 'out', f'{arch.name}-base'),
+                             strict_config=False,
+                             log_name=f'build-{arch.name}-base.log')
+    except Fatal as e:
+        results.add(f'{arch.name}: kernel build without the series', FAIL,
+                    str(e))
+        return None
+    results.add(f'{arch.name}: kernel build without the series', PASS)
+    return kernel
+
+
 def run_arch(results, arch, selfcheck=False):
+    no_qemu = None
+    if arch.patched_qemu:
+        arch, no_qemu = patched_qemu(results, arch)
     try:
         kernel = build.build(arch)
     except Fatal as e:
@@ -91,9 +136,16 @@ def run_arch(results, arch, selfcheck=False):
         return
     results.add(f'{arch.name}: kernel build', PASS)
     checks.build_tests(results, arch)
+    for test, why in arch.selftests_unavailable:
+        results.add(f'{arch.name}: selftest {test}', SKIP, why)
     initrd = initramfs.build_for(arch)
+    kernels = {'series': kernel}
     for boot in arch.boots:
-        boot_and_parse(results, arch, boot, kernel, initrd)
+        if boot.kernel not in kernels:
+            kernels[boot.kernel] = base_kernel(results, arch)
+        if kernels[boot.kernel]:
+            boot_and_parse(results, arch, boot, kernels[boot.kernel], initrd,
+                           no_qemu)
     if selfcheck:
         workbench_selfchecks(results, arch, arch.boots[0], kernel, initrd)
 

@@ -285,3 +285,20 @@ def export():
             f.write(name + '\n')
     _write_stamp(stamp['version'])
     info(f'exported {len(names)} patches to patches/')
+
+
+def worktree(path, commit):
+    """Check out @commit in a detached worktree at @path and return it.
+
+    For builds that must leave build/linux and its build folders alone.  A
+    worktree orphaned by a re-extracted tree is made again.
+    """
+    if os.path.exists(path) and run(['git', '-C', path, 'rev-parse'],
+                                    check=False, quiet=True).returncode:
+        run(['rm', '-rf', path])
+    if not os.path.exists(path):
+        git('worktree', 'prune')
+        git('worktree', 'add', '-q', '--detach', path, commit)
+    else:
+        run(['git', '-C', path, 'checkout', '-q', '--detach', commit])
+    return path

@@ -1,12 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 from ..arch import Arch, Boot
 
+# No QEMU release emulates FEAT_S1POE: arm64 boots use the QEMU built from
+# qemu/, whose -cpu max has it and whose 'poe' property turns it off.  A
+# boot that asks for poe=on is skipped when that QEMU cannot be had; the
+# others then run on Debian's QEMU, without POE.
+POE = 'max,poe=on'
+
 ARCH = Arch(
     name='arm64',
     linux_arch='arm64',
     src_dir='arch/arm64',
     cross_compile='aarch64-linux-gnu-',
-    toolchain_packages=('gcc-aarch64-linux-gnu', 'binutils-aarch64-linux-gnu'),
+    toolchain_packages=('gcc-aarch64-linux-gnu', 'binutils-aarch64-linux-gnu',
+                        'libc6-dev-arm64-cross'),
     fragment='arm64.config',
     build_targets=('Image', 'modules'),
     kernel_image='arch/arm64/boot/Image',
@@ -18,5 +25,15 @@ ARCH = Arch(
     cmdline='console=ttyAMA0 earlycon',
     boots=(
         Boot(name='arm64', cpu='max', tests=('pgtables', 'lkdtm')),
+        # The emulator on its own: Debian's kernel source without our
+        # series already uses POE for user-space protection keys.
+        Boot(name='arm64-stock-pkeys', cpu=POE, requires=('poe',),
+             kernel='base', kunit=False, tests=('pkeys',)),
+    ),
+    patched_qemu=True,
+    selftests=('mm/protection_keys',),
+    selftests_unavailable=(
+        ('mm/pkey_sighandler_tests', "6.12's version supports x86 only "
+         '(syscall_raw() is an #error elsewhere; arm64 came in 6.13)'),
     ),
 )

@@ -1,0 +1,334 @@
+# SPDX-License-Identifier: GPL-2.0
+"""QEMU with FEAT_S1POE: Debian's qemu source package plus qemu/*.patch.
+
+No QEMU release emulates the Arm Permission Overlay Extension, so arm64
+boots use a QEMU built here: the source package named in qemu/series,
+fetched with apt-get through a private apt configuration (the host's own
+package lists are left alone), its .dsc signature checked with Debian's
+keyring, our patches applied with git am, and only qemu-system-aarch64
+built.  The result is kept outside the repository, under a key made of the
+source version, the patches and the configure flags, so every later run,
+and every clone, reuses it.
+
+Developers edit QEMU in build/qemu/src (a git repository whose first
+commit is Debian's source) and write the commits back with 'make
+qemu-export'.
+"""
+
+import glob
+import hashlib
+import os
+import re
+import shutil
+import time
+
+from . import deps
+from .common import BUILD, LOGS, ROOT, Fatal, ensure_dir, info, run, \
+    tail_lines
+
+PATCH_DIR = os.path.join(ROOT, 'qemu')
+SERIES = os.path.join(PATCH_DIR, 'series')
+SRC = os.path.join(BUILD, 'qemu', 'src')
+OBJ = os.path.join(BUILD, 'qemu', 'obj')
+CACHE = os.path.join(os.environ.get('KPK_CACHE_DIR') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
+    'kpkeys'), 'qemu')
+BASE_TAG = 'debian'
+BINARY = 'qemu-system-aarch64'
+
+# Host packages the build needs; meson comes from bookworm-backports
+# (bookworm's 1.0.1 is older than QEMU 10 accepts) and is only unpacked.
+BUILD_PACKAGES = ('ninja-build', 'pkg-config', 'libglib2.0-dev', 'libfdt-dev',
+                  'libpixman-1-dev', 'python3-venv', 'dpkg-dev', 'gpgv',
+                  'xz-utils', 'git', 'ccache', 'gcc')
+# (package, suite) fetched with apt-get download and unpacked, not installed.
+MESON = ('meson', 'bookworm-backports')
+KEYRING = ('debian-keyring', 'sid')
+CONFIGURE = ('--target-list=aarch64-softmmu', '--disable-docs',
+             '--disable-tools', '--disable-download', '--enable-fdt=system',
+             '--disable-install-blobs', '--disable-werror')
+
+
+class Unavailable(Fatal):
+    """The patched QEMU cannot be had here; arm64 POE cases must skip."""
+
+
+def read_series():
+    """Return ((package, version), [patch names]) from qemu/series."""
+    source, names = None, []
+    with open(SERIES) as f:
+        for line in f:
+            line = line.strip()
+            m = re.match(r'#\s*base:\s*(\S+)\s+(\S+)', line)
+            if m:
+                source = (m.group(1), m.group(2))
+            elif line and not line.startswith('#'):
+                names.append(line)
+    if not source:
+        raise Fatal(f'{SERIES} lacks its "# base: qemu VERSION" line')
+    return source, names
+
+
+def key():
+    """What the built binary depends on, as a short hash."""
+    source, names = read_series()
+    h = hashlib.sha256(' '.join(source + CONFIGURE).encode())
+    for name in names:
+        with open(os.path.join(PATCH_DIR, name), 'rb') as f:
+            h.update(name.encode() + b'\0' + f.read())
+    return h.hexdigest()[:16]
+
+
+def cached_binary():
+    path = os.path.join(CACHE, key(), BINARY)
+    return path if os.access(path, os.X_OK) else None
+
+
+# -- fetching, with a private apt configuration ---------------------------
+
+def _archive():
+    """(URI, Signed-By) of the host's main Debian archive entry."""
+    entries = []
+    for path in glob.glob('/etc/apt/sources.list.d/*.sources') + \
+            ['/etc/apt/debian.sources']:
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for stanza in f.read().split('\n\n'):
+                fields = {}
+                for line in stanza.splitlines():
+                    m = re.match(r'([A-Za-z-]+):\s*(.*)', line)
+                    if m:
+                        fields[m.group(1).lower()] = m.group(2).strip()
+                entries.append((fields.get('types', ''),
+                                fields.get('uris', ''),
+                                fields.get('suites', ''),
+                                fields.get('signed-by', '')))
+    for path in ['/etc/apt/sources.list'] + \
+            glob.glob('/etc/apt/sources.list.d/*.list'):
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for line in f:
+                m = re.match(r'\s*deb\s+(\[[^\]]*\]\s+)?(\S+)\s+(\S+)', line)
+                if m:
+                    opts = m.group(1) or ''
+                    sb = re.search(r'signed-by=(\S+?)[\s\]]', opts)
+                    entries.append(('deb', m.group(2), m.group(3),
+                                    sb.group(1) if sb else ''))
+    codename = run(['sh', '-c', '. /etc/os-release; echo $VERSION_CODENAME'],
+                   quiet=True).stdout.strip()
+    for types, uris, suites, signed in entries:
+        if 'deb' in types.split() and codename in suites.split():
+            return uris.split()[0], (signed or
+                                     '/usr/share/keyrings/'
+                                     'debian-archive-keyring.gpg')
+    raise Unavailable('no Debian archive in the host\'s apt sources to '
+                      'fetch the qemu source package from')
+
+
+def _apt_options(apt_dir):
+    return ['-o', f'Dir::Etc::sourcelist={apt_dir}/sources.list',
+            '-o', f'Dir::Etc::sourceparts={apt_dir}/parts',
+            '-o', f'Dir::State::Lists={apt_dir}/lists',
+            '-o', f'Dir::Cache={apt_dir}/cache',
+            '-o', 'APT::Sandbox::User=root']
+
+
+def _private_apt():
+    uri, signed = _archive()
+    apt_dir = os.path.join(CACHE, 'apt')
+    for sub in ('parts', 'lists/partial', 'cache/archives/partial'):
+        ensure_dir(os.path.join(apt_dir, sub))
+    src_suite = KEYRING[1]
+    with open(os.path.join(apt_dir, 'sources.list'), 'w') as f:
+        f.write(f'deb-src [signed-by={signed}] {uri} {src_suite} main\n'
+                f'deb [signed-by={signed}] {uri} {KEYRING[1]} main\n'
+                f'deb [signed-by={signed}] {uri} {MESON[1]} main\n')
+    opts = _apt_options(apt_dir)
+    info(f'apt-get update (private lists for {src_suite} and {MESON[1]}, '
+         f'from {uri})')
+    res = run(['apt-get'] + opts + ['update', '-qq'], check=False, quiet=True)
+    if res.returncode != 0:
+        raise Unavailable(f'apt-get update of the private lists failed: '
+                          f'{res.stdout.strip()[-500:]}')
+    return opts
+
+
+def _download(opts, dest, what, *args):
+    ensure_dir(dest)
+    res = run(['apt-get'] + opts + list(args), check=False, quiet=True,
+              cwd=dest)
+    if res.returncode != 0:
+        raise Unavailable(f'could not fetch {what} with apt-get: '
+                          f'{res.stdout.strip()[-500:]}')
+
+
+def fetch():
+    """Download and verify the source package; return the .dsc's path."""
+    (package, version), _ = read_series()
+    upstream = version.split(':')[-1]
+    dl = os.path.join(CACHE, 'downloads')
+    dsc = os.path.join(dl, f'{package}_{upstream}.dsc')
+    keyring = os.path.join(dl, 'keyring', 'usr', 'share', 'keyrings',
+                           'debian-keyring.gpg')
+    meson = os.path.join(dl, 'meson')
+    if os.path.exists(dsc) and os.path.exists(keyring) and \
+            os.path.isdir(meson):
+        return dsc, keyring, meson
+    opts = _private_apt()
+    # apt checks every file against the archive's signed indexes.
+    if not os.path.exists(dsc):
+        info(f'apt-get source --download-only {package}={version}')
+        _download(opts, dl, f'the {package} {version} source package',
+                  'source', '--download-only', f'{package}={version}')
+    for (name, suite), dest in ((KEYRING, os.path.dirname(
+            os.path.dirname(os.path.dirname(os.path.dirname(keyring))))),
+                                (MESON, meson)):
+        if os.path.exists(keyring if name == KEYRING[0] else meson):
+            continue
+        tmp = ensure_dir(os.path.join(dl, 'debs'))
+        for old in glob.glob(os.path.join(tmp, f'{name}_*.deb')):
+            os.unlink(old)
+        info(f'apt-get download {name}/{suite}')
+        _download(opts, tmp, f'{name} from {suite}', 'download',
+                  f'{name}/{suite}')
+        run(['rm', '-rf', dest])
+        run(['dpkg', '-x', glob.glob(os.path.join(tmp, f'{name}_*.deb'))[0],
+             dest])
+    return dsc, keyring, meson
+
+
+def verify(dsc, keyring):
+    """Check the .dsc's OpenPGP signature against Debian's keyring."""
+    res = run(['gpgv', '--keyring', keyring, dsc], check=False, quiet=True)
+    if res.returncode != 0:
+        raise Unavailable(f'the signature of {os.path.basename(dsc)} does not '
+                          f'verify against {KEYRING[0]} from {KEYRING[1]}:\n'
+                          f'{res.stdout.strip()}')
+    who = re.search(r'Good signature from "([^"]+)"', res.stdout)
+    info(f'{os.path.basename(dsc)}: good signature'
+         + (f' from {who.group(1)}' if who else ''))
+
+
+# -- the source tree -------------------------------------------------------
+
+def _git(*args, **kw):
+    from .tree import IDENTITY, BASE_DATE
+    env = dict(os.environ, **IDENTITY, GIT_AUTHOR_DATE=BASE_DATE,
+               GIT_COMMITTER_DATE=BASE_DATE)
+    return run(['git', '-C', SRC] + list(args), env=env, **kw)
+
+
+def _stamp():
+    return os.path.join(SRC, '.git', 'kpk-qemu-stamp')
+
+
+def ensure_tree(dsc):
+    """build/qemu/src: the source package unpacked, qemu/*.patch applied."""
+    want = key()
+    if os.path.exists(_stamp()):
+        with open(_stamp()) as f:
+            have = f.read().split()
+        head = _git('rev-parse', 'HEAD', quiet=True).stdout.strip()
+        if have == [want, head]:
+            return
+        if have[1:] != [head]:
+            raise Fatal(f'{SRC} has commits that are not in qemu/: run make '
+                        f'qemu-export, or remove {SRC}')
+    (package, version), names = read_series()
+    info(f'unpacking {package} {version} into {os.path.relpath(SRC, ROOT)}')
+    run(['rm', '-rf', SRC])
+    ensure_dir(os.path.dirname(SRC))
+    # dpkg-source checks the files against the .dsc's checksums and
+    # applies Debian's own patches.
+    run(['dpkg-source', '--no-copy', '-x', dsc, SRC], quiet=True,
+        env=dict(os.environ, DEB_BUILD_OPTIONS=''))
+    run(['rm', '-rf', os.path.join(SRC, '.pc')])  # quilt's bookkeeping
+    _git('init', '-q')
+    _git('add', '-A', '-f')
+    _git('commit', '-q', '-m', f'{package} {version} (Debian source)')
+    _git('tag', BASE_TAG)
+    if names:
+        paths = [os.path.join(PATCH_DIR, n) for n in names]
+        res = _git('am', '-q', '--committer-date-is-author-date', *paths,
+                   check=False, quiet=True)
+        if res.returncode != 0:
+            _git('am', '--abort', check=False, quiet=True)
+            raise Fatal(f'qemu/ patches do not apply to {package} {version}:'
+                        f'\n{res.stdout.strip()[-800:]}')
+    head = _git('rev-parse', 'HEAD', quiet=True).stdout.strip()
+    with open(_stamp(), 'w') as f:
+        f.write(f'{want} {head}\n')
+
+
+def export():
+    """Write build/qemu/src's commits back to qemu/ as a patch series."""
+    (package, version), old = read_series()
+    for name in old:
+        os.unlink(os.path.join(PATCH_DIR, name))
+    res = _git('format-patch', '--zero-commit', '--no-signature', '-o',
+               PATCH_DIR, f'{BASE_TAG}..HEAD', quiet=True)
+    names = [os.path.basename(p) for p in res.stdout.split()]
+    with open(SERIES, 'w') as f:
+        f.write(f'# base: {package} {version}\n')
+        f.writelines(n + '\n' for n in names)
+    head = _git('rev-parse', 'HEAD', quiet=True).stdout.strip()
+    with open(_stamp(), 'w') as f:
+        f.write(f'{key()} {head}\n')
+    info(f'wrote {len(names)} patches to qemu/')
+
+
+# -- the build -------------------------------------------------------------
+
+def build():
+    """Return the patched qemu-system-aarch64, building it if needed.
+
+    Raises Unavailable when the source cannot be fetched or verified, and
+    Fatal when our patches or the build fail.
+    """
+    cached = cached_binary()
+    if cached:
+        return cached
+    deps.apt_install(BUILD_PACKAGES)
+    dsc, keyring, meson = fetch()
+    verify(dsc, keyring)
+    ensure_tree(dsc)
+    (package, version), _ = read_series()
+    env = dict(os.environ)
+    # /usr/lib/ccache holds ccache's cc and gcc masquerade links.
+    env['PATH'] = ':'.join([os.path.join(meson, 'usr', 'bin'),
+                            '/usr/lib/ccache', env['PATH']])
+    env['PYTHONPATH'] = os.path.join(meson, 'usr', 'lib', 'python3',
+                                     'dist-packages')
+    env.update({'CCACHE_BASEDIR': ROOT, 'CCACHE_NOHASHDIR': '1'})
+    log = os.path.join(ensure_dir(LOGS), 'qemu-build.log')
+    info(f'building {BINARY} from {package} {version} + qemu/ '
+         f'(log: {os.path.relpath(log, ROOT)})')
+    start = time.time()
+    args = [os.path.join(SRC, 'configure')] + list(CONFIGURE) + [
+        f'--with-pkgversion=Debian {version} + kpkeys POE patches']
+    stamp = os.path.join(OBJ, 'kpk-configure')
+    if not os.path.exists(stamp) or open(stamp).read() != ' '.join(args):
+        run(['rm', '-rf', OBJ])
+    ensure_dir(OBJ)
+    with open(log, 'w') as f:
+        if not os.path.exists(stamp):
+            res = run(args, cwd=OBJ, env=env, stdout=f, stderr=f, check=False)
+            if res.returncode != 0:
+                raise Fatal(f'QEMU configure failed; last lines of {log}:\n  '
+                            + '\n  '.join(tail_lines(log, 15)))
+            with open(stamp, 'w') as s:
+                s.write(' '.join(args))
+        res = run(['ninja', BINARY], cwd=OBJ, env=env, stdout=f, stderr=f,
+                  check=False)
+    if res.returncode != 0:
+        errors = [line for line in tail_lines(log, 400)
+                  if 'error' in line.lower()][-15:]
+        raise Fatal(f'QEMU build failed; last errors (full log {log}):\n  '
+                    + '\n  '.join(errors or tail_lines(log, 15)))
+    dest = ensure_dir(os.path.join(CACHE, key()))
+    shutil.copy2(os.path.join(OBJ, BINARY), os.path.join(dest, BINARY + '.tmp'))
+    os.rename(os.path.join(dest, BINARY + '.tmp'), os.path.join(dest, BINARY))
+    info(f'{BINARY} built in {time.time() - start:.0f}s; kept in {dest}')
+    return os.path.join(dest, BINARY)
