@@ -59,6 +59,8 @@ class Arch:
     # the arch, with why.
     selftests: Tuple[str, ...] = ()
     selftests_unavailable: Tuple[Tuple[str, str], ...] = ()
+    # Fragments in configs/ added for the kernel without our series.
+    base_fragments: Tuple[str, ...] = ()
 
 
 ARCH_NAMES = ('x86_64', 'arm64')

@@ -37,11 +37,13 @@ def make_args(arch, out, tree=TREE):
             f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
 
 
-def build(arch, tree=TREE, out=None, strict_config=True, log_name=None):
+def build(arch, tree=TREE, out=None, strict_config=True, log_name=None,
+          extra_fragments=()):
     """Configure and build; return the kernel image's path."""
     out = out or outdir(arch)
     env = make_env(arch)
-    kconfig.configure(arch, tree, out, env, strict=strict_config)
+    kconfig.configure(arch, tree, out, env, strict=strict_config,
+                      extra=tuple(extra_fragments))
     log = os.path.join(ensure_dir(LOGS), log_name or f'build-{arch.name}.log')
     info(f'building {arch.name} kernel (log: {os.path.relpath(log, ROOT)})')
     start = time.time()

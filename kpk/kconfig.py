@@ -12,8 +12,8 @@ from .common import CONFIGS, Fatal, info, run
 BASE = 'base.config'
 
 
-def fragments(arch):
-    return [os.path.join(CONFIGS, BASE), os.path.join(CONFIGS, arch.fragment)]
+def fragments(arch, extra=()):
+    return [os.path.join(CONFIGS, f) for f in (BASE, arch.fragment) + extra]
 
 
 def _parse(path):
@@ -31,21 +31,21 @@ def _parse(path):
     return values
 
 
-def configure(arch, tree, outdir, env, strict=True):
+def configure(arch, tree, outdir, env, strict=True, extra=()):
     """Write outdir/.config; with strict, fail if a requested value is lost.
 
     Returns the list of requested options that did not take effect.
     """
     os.makedirs(outdir, exist_ok=True)
     res = run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'),
-               '-n', '-O', outdir] + fragments(arch),
+               '-n', '-O', outdir] + fragments(arch, extra),
               cwd=tree, env=env, quiet=True, check=False)
     if res.returncode != 0:
         raise Fatal(f'merge_config.sh failed for {arch.name}:\n'
                     + '\n'.join(res.stdout.splitlines()[-20:]))
     final = _parse(os.path.join(outdir, '.config'))
     lost = []
-    for frag in fragments(arch):
+    for frag in fragments(arch, extra):
         for opt, want in _parse(frag).items():
             got = final.get(opt, 'n')
             if got != want:

@@ -116,7 +116,8 @@ def base_kernel(results, arch):
         kernel = build.build(arch, tree=wt,
                              out=os.path.join(BUILD, 'out', f'{arch.name}-base'),
                              strict_config=False,
-                             log_name=f'build-{arch.name}-base.log')
+                             log_name=f'build-{arch.name}-base.log',
+                             extra_fragments=arch.base_fragments)
     except Fatal as e:
         results.add(f'{arch.name}: kernel build without the series', FAIL,
                     str(e))

@@ -6,6 +6,10 @@
 # that pkey_alloc() fails: so first check that the guest sees POE, and
 # fail a run that took the "unsupported" path.
 set -u
+# protection_keys read()s /etc/passwd into pkey-protected buffers, to see
+# the kernel refused them; the guest has no /etc of its own.
+mkdir -p /etc
+[ -e /etc/passwd ] || echo "root:x:0:0:root:/root:/bin/sh" > /etc/passwd
 progs=$(ls /tests/selftests 2>/dev/null)
 echo "KTAP version 1"
 echo "1..$(($(echo $progs | wc -w) + 1))"
@@ -24,7 +28,8 @@ for p in $progs; do
 		echo "# $p ran its tests for a CPU without protection keys"
 		rc=1
 	fi
-	sed 's/^/# /' /tmp/out
+	# awk ends the last line even when the program did not.
+	awk '{ print "# " $0 }' /tmp/out
 	case $rc in
 	0) echo "ok $n $p" ;;
 	4) echo "ok $n $p # SKIP $(grep -i skip /tmp/out | tail -1)" ;;

@@ -32,6 +32,7 @@ ARCH = Arch(
     ),
     patched_qemu=True,
     selftests=('mm/protection_keys',),
+    base_fragments=('selftests-pkeys.config',),
     selftests_unavailable=(
         ('mm/pkey_sighandler_tests', "6.12's version supports x86 only "
          '(syscall_raw() is an #error elsewhere; arm64 came in 6.13)'),
