@@ -160,8 +160,10 @@ def _download(opts, dest, what, *args):
     res = run(['apt-get'] + opts + list(args), check=False, quiet=True,
               cwd=dest)
     if res.returncode != 0:
-        raise Unavailable(f'could not fetch {what} with apt-get: '
-                          f'{res.stdout.strip()[-500:]}')
+        errors = [line[2:].strip() for line in res.stdout.splitlines()
+                  if line.startswith('E:')]
+        raise Unavailable(f'could not fetch {what} with apt-get: ' +
+                          ('; '.join(errors) or res.stdout.strip()[-300:]))
 
 
 def fetch():
