@@ -23,6 +23,7 @@ import shutil
 import time
 
 from . import deps
+from .tree import BASE_DATE, IDENTITY, parse_series
 from .common import BUILD, LOGS, ROOT, Fatal, ensure_dir, info, run, \
     tail_lines
 
@@ -55,18 +56,7 @@ class Unavailable(Fatal):
 
 def read_series():
     """Return ((package, version), [patch names]) from qemu/series."""
-    source, names = None, []
-    with open(SERIES) as f:
-        for line in f:
-            line = line.strip()
-            m = re.match(r'#\s*base:\s*(\S+)\s+(\S+)', line)
-            if m:
-                source = (m.group(1), m.group(2))
-            elif line and not line.startswith('#'):
-                names.append(line)
-    if not source:
-        raise Fatal(f'{SERIES} lacks its "# base: qemu VERSION" line')
-    return source, names
+    return parse_series(SERIES, 'qemu')
 
 
 def key():
@@ -216,7 +206,6 @@ def verify(dsc, keyring):
 # -- the source tree -------------------------------------------------------
 
 def _git(*args, **kw):
-    from .tree import IDENTITY, BASE_DATE
     env = dict(os.environ, **IDENTITY, GIT_AUTHOR_DATE=BASE_DATE,
                GIT_COMMITTER_DATE=BASE_DATE)
     return run(['git', '-C', SRC] + list(args), env=env, **kw)

@@ -45,20 +45,29 @@ def git_out(*args):
     return git(*args, quiet=True).stdout.strip()
 
 
-def read_series():
-    """Return (base version, [patch file names]) from patches/series."""
-    base, names = None, []
-    with open(SERIES) as f:
+def parse_series(path, package):
+    """Return ((package, version), [patch names]) from a series file.
+
+    Its "# base: PACKAGE VERSION" line names the Debian source the patches
+    were made on; the other lines that are not comments name the patches.
+    """
+    source, names = None, []
+    with open(path) as f:
         for line in f:
             line = line.strip()
-            m = re.match(r'#\s*base:\s*\S+\s+(\S+)', line)
+            m = re.match(r'#\s*base:\s*(\S+)\s+(\S+)', line)
             if m:
-                base = m.group(1)
+                source = (m.group(1), m.group(2))
             elif line and not line.startswith('#'):
                 names.append(line)
-    if not base:
-        raise Fatal(f'{SERIES} lacks its "# base: {deps.KERNEL_SOURCE_PACKAGE}'
-                    ' VERSION" line')
+    if not source:
+        raise Fatal(f'{path} lacks its "# base: {package} VERSION" line')
+    return source, names
+
+
+def read_series():
+    """Return (base version, [patch file names]) from patches/series."""
+    (_, base), names = parse_series(SERIES, deps.KERNEL_SOURCE_PACKAGE)
     return base, names
 
 
