@@ -157,12 +157,13 @@ def _download(opts, dest, what, *args):
 
 
 def fetch():
-    """Download and verify the source package; return the .dsc's path."""
+    """Download what the build needs; return (.dsc, keyring, meson dir)."""
     (package, version), _ = read_series()
     upstream = version.split(':')[-1]
     dl = os.path.join(CACHE, 'downloads')
     dsc = os.path.join(dl, f'{package}_{upstream}.dsc')
-    keyring = os.path.join(dl, 'keyring', 'usr', 'share', 'keyrings',
+    keyring_dir = os.path.join(dl, 'keyring')
+    keyring = os.path.join(keyring_dir, 'usr', 'share', 'keyrings',
                            'debian-keyring.gpg')
     meson = os.path.join(dl, 'meson')
     if os.path.exists(dsc) and os.path.exists(keyring) and \
@@ -174,10 +175,10 @@ def fetch():
         info(f'apt-get source --download-only {package}={version}')
         _download(opts, dl, f'the {package} {version} source package',
                   'source', '--download-only', f'{package}={version}')
-    for (name, suite), dest in ((KEYRING, os.path.dirname(
-            os.path.dirname(os.path.dirname(os.path.dirname(keyring))))),
-                                (MESON, meson)):
-        if os.path.exists(keyring if name == KEYRING[0] else meson):
+    # Each package is unpacked into dest; done once want exists.
+    for (name, suite), dest, want in ((KEYRING, keyring_dir, keyring),
+                                      (MESON, meson, meson)):
+        if os.path.exists(want):
             continue
         tmp = ensure_dir(os.path.join(dl, 'debs'))
         for old in glob.glob(os.path.join(tmp, f'{name}_*.deb')):

@@ -3,7 +3,8 @@
 
 Each entry of arch.selftests names tools/testing/selftests/DIR/NAME.  It is
 built statically with the arch's cross compiler and libc against the
-tree's UAPI headers, and guest/tests/selftests.sh runs it in the guest.
+tree's UAPI headers; kpk/initramfs.py puts it in /tests/selftests/ and
+a guest test (guest/tests/pkeys.sh) runs it.
 """
 
 import os
