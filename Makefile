@@ -2,7 +2,8 @@
 # 'make test'; README.md says what they do.  Everything lands in build/.
 
 PYTHON ?= python3
-# Limit 'make test' / 'make build' to some architectures: make test ARCH=arm64
+# Limit 'make demo', 'make test' or 'make build' to some architectures:
+# make test ARCH=arm64
 ARCH ?=
 KPK = $(PYTHON) -m kpk
 
@@ -10,7 +11,7 @@ KPK = $(PYTHON) -m kpk
 	python
 
 demo: python
-	$(KPK) demo
+	$(KPK) demo $(ARCH)
 
 test: python
 	$(KPK) test $(ARCH)

@@ -20,7 +20,8 @@ def main(argv):
     b.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
     t = sub.add_parser('test', help='run every check (make test)')
     t.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
-    sub.add_parser('demo', help='the main job (make demo)')
+    d = sub.add_parser('demo', help='the main job (make demo)')
+    d.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
     sub.add_parser('bisect', help='build every prefix of the series, both '
                    'arches')
     sub.add_parser('qemu', help='build (or find) the QEMU with FEAT_S1POE '
@@ -49,7 +50,7 @@ def main(argv):
         elif args.cmd == 'test':
             return testrun.main(args.arch)
         elif args.cmd == 'demo':
-            return demo.main()
+            return demo.main(args.arch)
         elif args.cmd == 'bisect':
             return bisect.main()
         elif args.cmd == 'qemu':

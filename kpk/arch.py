@@ -5,6 +5,7 @@ Like tools/testing/kunit/qemu_configs, each architecture is described by
 one object and the code never branches on the architecture's name.
 """
 
+import dataclasses
 from dataclasses import dataclass, field
 import importlib
 from typing import List, Tuple
@@ -29,6 +30,11 @@ class Boot:
     # 'series': the tree with patches/; 'base': linux-source-6.12 as
     # Debian ships it, for tests of the emulator rather than of our code.
     kernel: str = 'series'
+    # Options for the arch's -machine, such as 'virtualization=on'.
+    machine_opts: Tuple[str, ...] = ()
+    # 'debian': Debian's QEMU even where the arch boots the one built from
+    # qemu/ (patched_qemu), to check a QEMU without the CPU feature.
+    qemu: str = 'arch'
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,9 @@ class Arch:
     cmdline: str              # console and early-console arguments
     boots: Tuple[Boot, ...] = field(default_factory=tuple)
     demo: Boot = None         # what make demo boots, if this arch has one
+    # The console line (a regex) by which the CPU's pkey fault on the
+    # demo's stray write shows.
+    demo_fault: str = ''
     # Boot with the QEMU built from qemu/ (kpk/qemubuild.py) rather than
     # Debian's; boots that require a CPU property only it has are skipped,
     # with the reason, when it cannot be built here.
@@ -74,3 +83,8 @@ def get(name):
 
 def all_arches():
     return [get(n) for n in ARCH_NAMES]
+
+
+def with_qemu(arch, binary):
+    """@arch, booting with the QEMU at @binary."""
+    return dataclasses.replace(arch, qemu_binary=binary)

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """make test: every check, host and guest, on every architecture."""
 
-import dataclasses
 import os
 import re
 import time
@@ -104,7 +103,7 @@ def patched_qemu(results, arch):
     except Fatal as e:
         results.add(label, FAIL, str(e))
         return arch, 'it failed to build'
-    arch = dataclasses.replace(arch, qemu_binary=binary)
+    arch = arches.with_qemu(arch, binary)
     results.add(f'{label} ({qemu.version(arch)})', PASS)
     return arch, None
 
@@ -128,6 +127,7 @@ def base_kernel(results, arch):
 
 def run_arch(results, arch, selfcheck=False):
     no_qemu = None
+    debian = arch
     if arch.patched_qemu:
         arch, no_qemu = patched_qemu(results, arch)
     try:
@@ -145,8 +145,8 @@ def run_arch(results, arch, selfcheck=False):
         if boot.kernel not in kernels:
             kernels[boot.kernel] = base_kernel(results, arch)
         if kernels[boot.kernel]:
-            boot_and_parse(results, arch, boot, kernels[boot.kernel], initrd,
-                           no_qemu)
+            boot_and_parse(results, debian if boot.qemu == 'debian' else arch,
+                           boot, kernels[boot.kernel], initrd, no_qemu)
     if selfcheck:
         workbench_selfchecks(results, arch, arch.boots[0], kernel, initrd)
 

@@ -24,12 +24,31 @@ ARCH = Arch(
     qemu_args=('-smp', '2', '-m', '512'),
     cmdline='console=ttyAMA0 earlycon',
     boots=(
-        Boot(name='arm64', cpu='max', tests=('pgtables', 'lkdtm')),
+        # 52-bit VA: 5 levels with LPA2, which -cpu max has.
+        Boot(name='arm64', cpu=POE, requires=('poe',), tests=('pgtables',)),
+        Boot(name='arm64-4level', cpu=POE + ',lpa2=off', requires=('poe',),
+             tests=('pgtables',)),
+        # The kernel at EL2 with VHE: POR_EL1 and TCR2_EL1 accesses go to
+        # POR_EL2 and TCR2_EL2.
+        Boot(name='arm64-el2', cpu=POE, requires=('poe',),
+             machine_opts=('virtualization=on',), tests=('pgtables',)),
+        Boot(name='arm64-nopoe', cpu='max,poe=off',
+             tests=('pgtables', 'lkdtm')),
+        # Debian's own QEMU, which has no POE at all.
+        Boot(name='arm64-debian-qemu', cpu='max', qemu='debian',
+             tests=('pgtables',)),
+        Boot(name='arm64-lkdtm', cpu=POE, requires=('poe',), kunit=False,
+             crash_tests=True, tests=('lkdtm',)),
         # The emulator on its own: Debian's kernel source without our
         # series already uses POE for user-space protection keys.
         Boot(name='arm64-stock-pkeys', cpu=POE, requires=('poe',),
              kernel='base', kunit=False, tests=('pkeys',)),
     ),
+    demo=Boot(name='demo', cpu=POE, requires=('poe',), crash_tests=True,
+              tests=('lkdtm',)),
+    # The abort decoding shows ISS2.Overlay: POR_EL1, not the mapping,
+    # refused the write.
+    demo_fault=r'GCS = \d+, Overlay = 1, .*',
     patched_qemu=True,
     selftests=('mm/protection_keys',),
     base_fragments=('selftests-pkeys.config',),

@@ -35,4 +35,5 @@ ARCH = Arch(
     ),
     demo=Boot(name='demo', cpu=PKS, requires=('pks',), crash_tests=True,
               tests=('lkdtm',)),
+    demo_fault=r'#PF: error_code\(0x[0-9a-f]+\) - protection keys violation',
 )
