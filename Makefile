@@ -26,8 +26,10 @@ export: python
 build: python
 	$(KPK) build $(ARCH)
 
+# make bisect FROM=19: start at patch 19
+FROM ?= 1
 bisect: python
-	$(KPK) bisect
+	$(KPK) bisect --from $(FROM)
 
 qemu: python
 	$(KPK) qemu

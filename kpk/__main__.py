@@ -22,8 +22,10 @@ def main(argv):
     t.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
     d = sub.add_parser('demo', help='the main job (make demo)')
     d.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
-    sub.add_parser('bisect', help='build every prefix of the series, both '
-                   'arches')
+    bs = sub.add_parser('bisect', help='build every prefix of the series, '
+                        'both arches')
+    bs.add_argument('--from', dest='first', type=int, default=1,
+                    help='start at this patch (1-based)')
     sub.add_parser('qemu', help='build (or find) the QEMU with FEAT_S1POE '
                    'from qemu/')
     sub.add_parser('qemu-export', help='write build/qemu/src commits to '
@@ -52,7 +54,7 @@ def main(argv):
         elif args.cmd == 'demo':
             return demo.main(args.arch)
         elif args.cmd == 'bisect':
-            return bisect.main()
+            return bisect.main(args.first)
         elif args.cmd == 'qemu':
             print(qemubuild.build())
         elif args.cmd == 'qemu-export':

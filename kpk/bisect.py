@@ -17,7 +17,7 @@ from .common import BUILD, Fatal, info
 
 
 # Paths no kernel build reads.
-NOT_BUILT = ('Documentation/', 'tools/')
+NOT_BUILT = ('Documentation/', 'tools/', 'MAINTAINERS')
 
 
 def affects(arch, paths):
@@ -31,7 +31,8 @@ def affects(arch, paths):
     return False
 
 
-def main():
+def main(first=1):
+    """Build patches @first.. of the series (1-based), and every one after."""
     selected = arches.all_arches()
     deps.host_tools(selected)
     tree.ensure()
@@ -41,10 +42,15 @@ def main():
         info('the series is empty: nothing to bisect')
         return 0
     work = os.path.join(BUILD, 'bisect')
-    wt = tree.worktree(os.path.join(work, 'linux'), commits[0])
+    if not 1 <= first <= len(commits):
+        raise Fatal(f'FROM={first}: the series has patches 1 to '
+                    f'{len(commits)}')
+    wt = tree.worktree(os.path.join(work, 'linux'), commits[first - 1])
     failures = 0
     last_ok = {}
     for i, commit in enumerate(commits, 1):
+        if i < first:
+            continue
         subject = tree.git_out('log', '-1', '--format=%s', commit)
         paths = tree.git_out('diff', '--name-only', f'{commit}^',
                              commit).split()
@@ -73,6 +79,6 @@ def main():
                 last_ok[arch.name] = False
                 info(f'[FAILED] {i}/{len(commits)} {arch.name} "{subject}":'
                      f' {e}')
-    info(f'{len(commits)} patches x {len(selected)} arches: '
+    info(f'patches {first}-{len(commits)} x {len(selected)} arches: '
          f'{failures} failed builds')
     return 1 if failures else 0
