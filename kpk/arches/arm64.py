@@ -33,7 +33,7 @@ ARCH = Arch(
         Boot(name='arm64-el2', cpu=POE, requires=('poe',),
              machine_opts=('virtualization=on',), tests=('pgtables',)),
         Boot(name='arm64-nopoe', cpu='max,poe=off',
-             tests=('pgtables', 'lkdtm')),
+             crash_tests=True, tests=('pgtables', 'lkdtm')),
         # Debian's own QEMU, which has no POE at all.
         Boot(name='arm64-debian-qemu', cpu='max', qemu='debian',
              tests=('pgtables',)),

@@ -29,7 +29,7 @@ ARCH = Arch(
         Boot(name='x86_64-pti', cpu=PKS, requires=('pks',),
              extra_cmdline='pti=on', tests=('pgtables',)),
         Boot(name='x86_64-nopks', cpu='max,pks=off',
-             tests=('pgtables', 'lkdtm')),
+             crash_tests=True, tests=('pgtables', 'lkdtm')),
         Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
              crash_tests=True, tests=('lkdtm',)),
     ),
