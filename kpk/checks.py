@@ -6,6 +6,7 @@ LKDTM's tests.txt: each row names a small external module and whether it
 must build or must fail with a given compiler message.
 """
 
+import functools
 import os
 import re
 import shutil
@@ -29,9 +30,13 @@ def _existing_camelcase(line):
     HFGxTR_EL2_nPOR_EL1), which a patch can use but not rename.
     """
     m = CAMELCASE.search(line)
-    if not m:
-        return False
-    res = run(['git', 'grep', '-q', '-w', '-F', m.group(1), BASE_TAG, '--'],
+    return bool(m) and _in_base_tree(m.group(1))
+
+
+@functools.lru_cache(maxsize=None)
+def _in_base_tree(name):
+    """Does the unpatched tree have the word @name? (Asked once per name.)"""
+    res = run(['git', 'grep', '-q', '-w', '-F', name, BASE_TAG, '--'],
               cwd=TREE, quiet=True, check=False)
     return res.returncode == 0
 

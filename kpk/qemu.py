@@ -46,8 +46,7 @@ def cmdline(arch, boot, extra=''):
 
 
 def command(arch, boot, kernel, initrd, cmdline_extra=''):
-    return ([arch.qemu_binary, '-machine', machine(arch, boot),
-             '-cpu', boot.cpu, '-accel', 'tcg'] + list(arch.qemu_args) +
+    return (emulator(arch, boot) + list(arch.qemu_args) +
             ['-nodefaults', '-display', 'none', '-serial', 'stdio',
              '-no-reboot', '-kernel', kernel, '-initrd', initrd,
              '-append', cmdline(arch, boot, cmdline_extra)])
@@ -58,9 +57,11 @@ def version(arch):
     return res.stdout.splitlines()[0] if res.returncode == 0 else None
 
 
-def machine(arch, boot):
-    """The -machine argument: the arch's board, with the boot's options."""
-    return ','.join((arch.machine,) + boot.machine_opts)
+def emulator(arch, boot):
+    """QEMU with the boot's board and CPU, under TCG: what every run shares."""
+    machine = ','.join((arch.machine,) + boot.machine_opts)
+    return [arch.qemu_binary, '-machine', machine, '-cpu', boot.cpu,
+            '-accel', 'tcg']
 
 
 def probe(arch, boot):
@@ -69,9 +70,8 @@ def probe(arch, boot):
     The CPU is created (and 'enforce' checked) when the machine is built,
     before the paused guest would run; 'quit' on the monitor then ends it.
     """
-    cmd = [arch.qemu_binary, '-machine', machine(arch, boot),
-           '-cpu', boot.cpu, '-accel', 'tcg', '-nodefaults', '-display',
-           'none', '-S', '-monitor', 'stdio']
+    cmd = emulator(arch, boot) + ['-nodefaults', '-display', 'none', '-S',
+                                  '-monitor', 'stdio']
     try:
         res = subprocess.run(cmd, input='quit\n', text=True, timeout=60,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
