@@ -7,14 +7,26 @@ PYTHON ?= python3
 ARCH ?=
 KPK = $(PYTHON) -m kpk
 
-.PHONY: demo test tree export build bisect qemu qemu-export deps clean \
-	python
+.PHONY: demo test bench tree export build bisect qemu qemu-export deps \
+	clean python
 
 demo: python
 	$(KPK) demo $(ARCH)
 
 test: python
 	$(KPK) test $(ARCH)
+
+# Costs with the protection off and on, side by side (slow: see README):
+# make bench [ARCH=...] [NAME=current] [SERIES=<git revision of patches/>]
+#            [RUNS=7] [ROUNDS=2] [OPS=<benchmark,...>]
+NAME ?=
+SERIES ?=
+RUNS ?= 7
+ROUNDS ?= 2
+OPS ?=
+bench: python
+	$(KPK) bench $(ARCH) $(if $(NAME),--name $(NAME)) $(if $(SERIES),--series $(SERIES)) \
+		--runs $(RUNS) --rounds $(ROUNDS) $(if $(OPS),--ops $(OPS))
 
 # Developer commands
 tree: python

@@ -4,8 +4,8 @@
 import argparse
 import sys
 
-from . import arch as arches, bisect, build, deps, demo, qemubuild, \
-    testrun, tree
+from . import arch as arches, bench, bisect, build, deps, demo, \
+    qemubuild, testrun, tree
 from .common import Fatal
 
 
@@ -22,6 +22,25 @@ def main(argv):
     t.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
     d = sub.add_parser('demo', help='the main job (make demo)')
     d.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    be = sub.add_parser('bench', help='costs with the protection off and '
+                        'on, side by side (make bench)')
+    be.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    be.add_argument('--name', default=None,
+                    help='results go to docs/bench/NAME.{md,json} (default: '
+                    'current, or quick with --ops)')
+    be.add_argument('--series', default=None,
+                    help='build patches/ as at this git revision')
+    be.add_argument('--runs', type=int, default=7,
+                    help='runs per benchmark (the median is reported)')
+    be.add_argument('--vmalloc-loops', type=int, default=20000,
+                    help="test_vmalloc's test_loop_count")
+    be.add_argument('--rounds', type=int, default=2,
+                    help='boots per mode; off and on alternate')
+    be.add_argument('--ops', default=None,
+                    help='only these benchmarks, comma-separated')
+    be.add_argument('--report', action='store_true',
+                    help='only write NAME.md and the plot again from '
+                    'NAME.json')
     bs = sub.add_parser('bisect', help='build every prefix of the series, '
                         'both arches')
     bs.add_argument('--from', dest='first', type=int, default=1,
@@ -51,6 +70,13 @@ def main(argv):
                 print(build.build(a))
         elif args.cmd == 'test':
             return testrun.main(args.arch)
+        elif args.cmd == 'bench' and args.report:
+            return bench.report(args.name or 'current')
+        elif args.cmd == 'bench':
+            return bench.main(args.arch, name=args.name, rev=args.series,
+                              runs=args.runs, loops=args.vmalloc_loops,
+                              ops=args.ops.split(',') if args.ops else None,
+                              rounds=args.rounds)
         elif args.cmd == 'demo':
             return demo.main(args.arch)
         elif args.cmd == 'bisect':

@@ -35,6 +35,9 @@ class Boot:
     # 'debian': Debian's QEMU even where the arch boots the one built from
     # qemu/ (patched_qemu), to check a QEMU without the CPU feature.
     qemu: str = 'arch'
+    # QEMU arguments that replace the arch's own options of the same name,
+    # or add to them (kpk.qemu.merged_args()).
+    qemu_args: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,10 @@ class Arch:
     selftests_unavailable: Tuple[Tuple[str, str], ...] = ()
     # Fragments in configs/ added for the kernel without our series.
     base_fragments: Tuple[str, ...] = ()
+    # make bench: the same kernel booted with the protection off (the CPU
+    # feature hidden) and on.
+    bench_off: Boot = None
+    bench_on: Boot = None
 
 
 ARCH_NAMES = ('x86_64', 'arm64')

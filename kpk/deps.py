@@ -15,6 +15,8 @@ from .common import BUILD, Fatal, info, run, ensure_dir
 HOST_PACKAGES = (
     'make', 'gcc', 'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev',
     'cpio', 'xz-utils', 'git', 'perl', 'python3', 'ccache', 'kmod',
+    # the kernel's headers_install (nolibc's headers for the guest tests)
+    'rsync',
     # scripts/checkpatch.pl runs scripts/spdxcheck.py, which needs these
     'python3-ply', 'python3-git',
 )

@@ -12,28 +12,34 @@ from .common import BUILD, LOGS, ROOT, TREE, Fatal, ensure_dir, run
 
 GUEST = os.path.join(ROOT, 'guest')
 TESTS = os.path.join(GUEST, 'tests')
+# Everything in these folders lands in the guest's /tests.
+SOURCES = (TESTS, os.path.join(GUEST, 'bench'))
 # The kernel's own LKDTM expectations, read by guest/tests/lkdtm.sh.
 LKDTM_TABLE = 'tools/testing/selftests/lkdtm/tests.txt'
 
 
-def _nolibc_programs(arch):
-    """Build guest/tests/*.c for the guest; return {name: path}."""
+def _nolibc_programs(arch, kout):
+    """Build the guest's *.c for the guest; return {name: path}.
+
+    @kout is a kernel build folder of the arch, where nolibc's
+    headers_standalone installs the UAPI headers (through the kernel's
+    headers_install; KBUILD_OUTPUT keeps it out of the tree).
+    """
     out = ensure_dir(os.path.join(BUILD, 'guest', arch.name))
     sysroot = os.path.join(out, 'sysroot', 'include')
     env = build.make_env(arch)
     log = os.path.join(ensure_dir(LOGS), f'guest-{arch.name}.log')
     with open(log, 'w') as f:
-        # nolibc's headers_standalone installs the UAPI headers through
-        # the kernel's headers_install: KBUILD_OUTPUT keeps it out of tree.
         res = run(['make', '-C', os.path.join(TREE, 'tools/include/nolibc'),
                    f'ARCH={arch.linux_arch}', f'OUTPUT={out}/',
-                   f'KBUILD_OUTPUT={build.outdir(arch)}',
+                   f'KBUILD_OUTPUT={kout}',
                    'headers_standalone'], env=env, stdout=f, stderr=f,
                   check=False)
     if res.returncode != 0:
         raise Fatal(f'nolibc headers for {arch.name} failed; see {log}')
     programs = {}
-    for src in sorted(glob.glob(os.path.join(TESTS, '*.c'))):
+    sources = [src for d in SOURCES for src in glob.glob(os.path.join(d, '*.c'))]
+    for src in sorted(sources):
         name = os.path.splitext(os.path.basename(src))[0]
         binary = os.path.join(out, name)
         res = run([f'{arch.cross_compile}gcc', '-Os', '-Wall', '-Werror',
@@ -49,7 +55,7 @@ def _nolibc_programs(arch):
     return programs
 
 
-def _entries(busybox, programs, kselftests):
+def _entries(busybox, programs, kselftests, extra):
     yield 'dir /dev 0755 0 0'
     # The kernel opens /dev/console for init before devtmpfs is mounted.
     yield 'nod /dev/console 0600 0 0 c 5 1'
@@ -57,9 +63,12 @@ def _entries(busybox, programs, kselftests):
         yield f'dir {d} 0755 0 0'
     yield f'file /bin/busybox {busybox} 0755 0 0'
     yield f'file /init {os.path.join(GUEST, "init")} 0755 0 0'
-    for path in sorted(glob.glob(os.path.join(TESTS, '*'))):
-        if not path.endswith('.c'):
-            yield f'file /tests/{os.path.basename(path)} {path} 0644 0 0'
+    for d in SOURCES:
+        for path in sorted(glob.glob(os.path.join(d, '*'))):
+            if not path.endswith('.c'):
+                yield f'file /tests/{os.path.basename(path)} {path} 0644 0 0'
+    for path in extra:
+        yield f'file /tests/{os.path.basename(path)} {path} 0644 0 0'
     for name, path in programs.items():
         yield f'file /tests/{name} {path} 0755 0 0'
     yield (f'file /tests/lkdtm-tests.txt {os.path.join(TREE, LKDTM_TABLE)} '
@@ -70,18 +79,27 @@ def _entries(busybox, programs, kselftests):
         yield f'file /tests/selftests/{name} {path} 0755 0 0'
 
 
-def build_for(arch):
-    """Write build/initramfs-<arch>.cpio and return its path."""
+def build_for(arch, kout=None, extra=(), name=None, kselftests=True):
+    """Write build/initramfs-<name>.cpio and return its path.
+
+    @kout is the kernel build folder (the arch's test build by default),
+    @extra more files for /tests (kernel modules), @name the file's name
+    (the arch's by default); without @kselftests, the tree's selftests are
+    left out.
+    """
     busybox = deps.busybox(arch)
-    gen = os.path.join(build.outdir(arch), 'usr', 'gen_init_cpio')
+    kout = kout or build.outdir(arch)
+    name = name or arch.name
+    gen = os.path.join(kout, 'usr', 'gen_init_cpio')
     if not os.path.exists(gen):
         raise Fatal(f'{gen} is missing: the kernel config needs '
                     'CONFIG_BLK_DEV_INITRD=y')
-    listing = os.path.join(BUILD, f'initramfs-{arch.name}.list')
+    listing = os.path.join(BUILD, f'initramfs-{name}.list')
     with open(listing, 'w') as f:
-        f.write('\n'.join(_entries(busybox, _nolibc_programs(arch),
-                                    selftests.build_for(arch))) + '\n')
-    out = os.path.join(BUILD, f'initramfs-{arch.name}.cpio')
+        f.write('\n'.join(_entries(busybox, _nolibc_programs(arch, kout),
+                                    selftests.build_for(arch) if kselftests else {},
+                                    extra)) + '\n')
+    out = os.path.join(BUILD, f'initramfs-{name}.cpio')
     with open(out + '.tmp', 'wb') as f:
         run([gen, listing], stdout=f)
     os.replace(out + '.tmp', out)

@@ -44,13 +44,17 @@ def configure(arch, tree, outdir, env, strict=True, extra=()):
         raise Fatal(f'merge_config.sh failed for {arch.name}:\n'
                     + '\n'.join(res.stdout.splitlines()[-20:]))
     final = _parse(os.path.join(outdir, '.config'))
-    lost = []
+    # What was asked for: a later fragment overrides an earlier one, as
+    # merge_config.sh merges them.
+    wanted = {}
     for frag in fragments(arch, extra):
         for opt, want in _parse(frag).items():
-            got = final.get(opt, 'n')
-            if got != want:
-                lost.append(f'{opt}={want} (got {got}) from '
-                            f'configs/{os.path.basename(frag)}')
+            wanted[opt] = (want, os.path.basename(frag))
+    lost = []
+    for opt, (want, frag) in wanted.items():
+        got = final.get(opt, 'n')
+        if got != want:
+            lost.append(f'{opt}={want} (got {got}) from configs/{frag}')
     if lost and strict:
         raise Fatal(f'{arch.name} config: requested values did not take '
                     'effect (a missing dependency, or an option the series '

@@ -45,8 +45,24 @@ def cmdline(arch, boot, extra=''):
     return ' '.join(args)
 
 
+def merged_args(base, override):
+    """@base's QEMU options, those that @override repeats replaced by it."""
+    def options(args):
+        out, i = [], 0
+        while i < len(args):
+            takes = i + 1 < len(args) and not args[i + 1].startswith('-')
+            out.append(tuple(args[i:i + 2]) if takes else (args[i],))
+            i += 2 if takes else 1
+        return out
+    over = options(list(override))
+    names = {o[0] for o in over}
+    return [a for o in options(list(base)) if o[0] not in names
+            for a in o] + [a for o in over for a in o]
+
+
 def command(arch, boot, kernel, initrd, cmdline_extra=''):
-    return (emulator(arch, boot) + list(arch.qemu_args) +
+    return (emulator(arch, boot) +
+            merged_args(arch.qemu_args, boot.qemu_args) +
             ['-nodefaults', '-display', 'none', '-serial', 'stdio',
              '-no-reboot', '-kernel', kernel, '-initrd', initrd,
              '-append', cmdline(arch, boot, cmdline_extra)])

@@ -255,6 +255,12 @@ def ensure():
         _write_stamp(version)
 
 
+def unexported():
+    """Whether build/linux has commits that patches/ does not have yet."""
+    stamp = _read_stamp()
+    return stamp is not None and stamp['head'] != git_out('rev-parse', 'HEAD')
+
+
 def export():
     """Write the tree's commits since kpk-base to patches/."""
     stamp = _read_stamp()

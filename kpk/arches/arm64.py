@@ -7,6 +7,10 @@ from ..arch import Arch, Boot
 # others then run on Debian's QEMU, without POE.
 POE = 'max,poe=on'
 
+# What make bench boots share: its guest script, no KUnit, a 1 GiB guest.
+BENCH = dict(tests=('bench',), kunit=False, timeout=3600,
+             qemu_args=('-m', '1024'))
+
 ARCH = Arch(
     name='arm64',
     linux_arch='arm64',
@@ -44,6 +48,9 @@ ARCH = Arch(
         Boot(name='arm64-stock-pkeys', cpu=POE, requires=('poe',),
              kernel='base', kunit=False, tests=('pkeys',)),
     ),
+    # make bench: one kernel, the feature hidden then present, 1 GiB.
+    bench_off=Boot(name='bench-off', cpu='max,poe=off', requires=('poe',), **BENCH),
+    bench_on=Boot(name='bench-on', cpu=POE, requires=('poe',), **BENCH),
     demo=Boot(name='demo', cpu=POE, requires=('poe',), crash_tests=True,
               tests=('lkdtm',)),
     # The abort decoding shows ISS2.Overlay: POR_EL1, not the mapping,
