@@ -8,7 +8,7 @@ one object and the code never branches on the architecture's name.
 import dataclasses
 from dataclasses import dataclass, field
 import importlib
-from typing import List, Tuple
+from typing import Tuple
 
 
 @dataclass(frozen=True)

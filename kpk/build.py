@@ -37,24 +37,43 @@ def make_args(arch, out, tree=TREE):
             f'CC=ccache {arch.cross_compile}gcc', 'HOSTCC=ccache gcc']
 
 
-def build(arch, tree=TREE, out=None, strict_config=True, log_name=None,
-          extra_fragments=()):
-    """Configure and build; return the kernel image's path."""
+def configure(arch, tree=TREE, out=None, strict_config=True,
+              extra_fragments=()):
+    """Write the build folder's .config from configs/; return the folder."""
     out = out or outdir(arch)
-    env = make_env(arch)
-    kconfig.configure(arch, tree, out, env, strict=strict_config,
+    kconfig.configure(arch, tree, out, make_env(arch), strict=strict_config,
                       extra=tuple(extra_fragments))
+    return out
+
+
+def compile_kernel(arch, tree=TREE, out=None, log_name=None):
+    """Build a configured folder; return the kernel image's path.
+
+    A build that exits 0 without leaving the image is a failure too.
+    """
+    out = out or outdir(arch)
     log = os.path.join(ensure_dir(LOGS), log_name or f'build-{arch.name}.log')
     info(f'building {arch.name} kernel (log: {os.path.relpath(log, ROOT)})')
     start = time.time()
     with open(log, 'w') as f:
         res = run(make_args(arch, out, tree) + list(arch.build_targets),
-                  env=env, stdout=f, stderr=f, check=False)
+                  env=make_env(arch), stdout=f, stderr=f, check=False)
     if res.returncode != 0:
         errors = [line for line in tail_lines(log, 400)
                   if 'error' in line.lower()][-15:]
         raise Fatal(f'{arch.name} kernel build failed; last errors '
                     f'(full log {log}):\n  ' + '\n  '.join(
                         errors or tail_lines(log, 15)))
+    image = os.path.join(out, arch.kernel_image)
+    if not os.path.exists(image):
+        raise Fatal(f'{arch.name} kernel build left no image at {image} '
+                    f'(full log {log})')
     info(f'{arch.name} kernel built in {time.time() - start:.0f}s')
-    return os.path.join(out, arch.kernel_image)
+    return image
+
+
+def build(arch, tree=TREE, out=None, strict_config=True, log_name=None,
+          extra_fragments=()):
+    """Configure and build; return the kernel image's path."""
+    out = configure(arch, tree, out, strict_config, extra_fragments)
+    return compile_kernel(arch, tree, out, log_name)

@@ -14,7 +14,7 @@ import shutil
 from . import build
 from .common import BUILD, PATCHES, ROOT, TREE, run
 from .results import FAIL, PASS
-from .tree import BASE_TAG, COVER, read_series
+from .tree import BASE_TAG, read_series
 
 BUILD_TESTS = os.path.join(ROOT, 'tests', 'build')
 

@@ -10,7 +10,7 @@ import glob
 import os
 import subprocess
 
-from .common import BUILD, Fatal, info, run, ensure_dir
+from .common import BUILD, LOGS, Fatal, ensure_dir, info, run, tail_lines
 
 HOST_PACKAGES = (
     'make', 'gcc', 'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev',
@@ -44,23 +44,42 @@ def _apt_update():
         _updated = True
 
 
+def _install(packages, log):
+    """apt-get install @packages, appending its output to @log; True if ok."""
+    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+    res = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends']
+              + packages, check=False, quiet=True, env=env)
+    with open(log, 'a') as f:
+        f.write(f'$ apt-get install {" ".join(packages)}\n{res.stdout}\n')
+    return res.returncode == 0
+
+
 def apt_install(packages):
-    """Install the packages that are missing; raise Fatal naming any failure."""
+    """Install the packages that are missing; raise Fatal naming any failure.
+
+    When apt-get refuses the whole set, each package is tried on its own,
+    so that one that cannot be had does not keep the others out.
+    """
     missing = _missing(packages)
     if not missing:
         return
     if os.geteuid() != 0:
         raise Fatal(f'missing packages {" ".join(missing)}: run as root, or '
                     f'install them with apt-get install {" ".join(missing)}')
-    _apt_update()
+    log = os.path.join(ensure_dir(LOGS), 'apt.log')
+    try:
+        _apt_update()
+    except Fatal as e:
+        with open(log, 'a') as f:
+            f.write(f'{e}\n')
+        raise Fatal(f'apt-get update failed (log {log}): {e}') from e
     info(f'apt-get install {" ".join(missing)}')
-    env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
-    res = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends']
-              + missing, check=False, quiet=True, env=env)
-    if res.returncode != 0:
-        tail = '\n'.join(res.stdout.rstrip().splitlines()[-10:])
-        raise Fatal(f'could not install {" ".join(missing)} with apt-get:\n'
-                    f'{tail}')
+    if _install(missing, log):
+        return
+    failed = [pkg for pkg in missing if not _install([pkg], log)]
+    if failed:
+        raise Fatal(f'could not install {" ".join(failed)} with apt-get '
+                    f'(log {log}):\n' + '\n'.join(tail_lines(log, 10)))
 
 
 def host_tools(arches):

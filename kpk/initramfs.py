@@ -8,7 +8,8 @@ import glob
 import os
 
 from . import build, deps, selftests
-from .common import BUILD, LOGS, ROOT, TREE, Fatal, ensure_dir, run
+from .common import BUILD, LOGS, ROOT, TREE, Fatal, ensure_dir, run, \
+    tail_lines
 
 GUEST = os.path.join(ROOT, 'guest')
 TESTS = os.path.join(GUEST, 'tests')
@@ -100,7 +101,12 @@ def build_for(arch, kout=None, extra=(), name=None, kselftests=True):
                                     selftests.build_for(arch) if kselftests else {},
                                     extra)) + '\n')
     out = os.path.join(BUILD, f'initramfs-{name}.cpio')
-    with open(out + '.tmp', 'wb') as f:
-        run([gen, listing], stdout=f)
+    log = os.path.join(ensure_dir(LOGS), f'initramfs-{name}.log')
+    with open(out + '.tmp', 'wb') as f, open(log, 'w') as err:
+        res = run([gen, listing], stdout=f, stderr=err, check=False)
+    if res.returncode != 0:
+        raise Fatal(f'gen_init_cpio failed ({res.returncode}) on {listing}; '
+                    f'last lines of {log}:\n  '
+                    + '\n  '.join(tail_lines(log, 10)))
     os.replace(out + '.tmp', out)
     return out

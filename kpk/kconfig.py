@@ -7,7 +7,7 @@ built.  Like a .kunitconfig, the fragments are the whole configuration."""
 import os
 import re
 
-from .common import CONFIGS, Fatal, info, run
+from .common import CONFIGS, LOGS, Fatal, ensure_dir, info, run
 
 BASE = 'base.config'
 
@@ -37,12 +37,16 @@ def configure(arch, tree, outdir, env, strict=True, extra=()):
     Returns the list of requested options that did not take effect.
     """
     os.makedirs(outdir, exist_ok=True)
+    log = os.path.join(ensure_dir(LOGS),
+                       f'config-{os.path.basename(outdir)}.log')
     res = run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'),
                '-n', '-O', outdir] + fragments(arch, extra),
               cwd=tree, env=env, quiet=True, check=False)
+    with open(log, 'w') as f:
+        f.write(res.stdout)
     if res.returncode != 0:
-        raise Fatal(f'merge_config.sh failed for {arch.name}:\n'
-                    + '\n'.join(res.stdout.splitlines()[-20:]))
+        raise Fatal(f'merge_config.sh failed for {arch.name} (full log '
+                    f'{log}):\n' + '\n'.join(res.stdout.splitlines()[-20:]))
     final = _parse(os.path.join(outdir, '.config'))
     # What was asked for: a later fragment overrides an earlier one, as
     # merge_config.sh merges them.
@@ -58,7 +62,8 @@ def configure(arch, tree, outdir, env, strict=True, extra=()):
     if lost and strict:
         raise Fatal(f'{arch.name} config: requested values did not take '
                     'effect (a missing dependency, or an option the series '
-                    'does not provide):\n  ' + '\n  '.join(lost))
+                    f'does not provide; merge_config.sh log {log}):\n  '
+                    + '\n  '.join(lost))
     for item in lost:
         info(f'{arch.name} config: not applied: {item}')
     return lost

@@ -4,11 +4,41 @@
 import os
 import re
 import time
+import traceback
 
 from . import arch as arches, build, checks, deps, initramfs, qemu, \
-    qemubuild, tree
+    qemubuild, tree, workbench_tests
 from .common import BUILD, LOGS, Fatal, ensure_dir, info, tail_lines
 from .results import FAIL, PASS, SKIP, Results, parse_ktap
+
+
+def step(results, label, fn, *args, record_pass=True, **kw):
+    """Run one step of make test; return (whether it worked, its value).
+
+    A failure is recorded as a failed check with its reason (which names
+    the step's log), and the run goes on: a step's failure must not hide
+    the results of the steps that do not depend on it.  An exception other
+    than Fatal is a bug in the workbench; it is counted the same way, with
+    its traceback printed.
+    """
+    try:
+        value = fn(*args, **kw)
+    except Fatal as e:
+        results.add(label, FAIL, str(e))
+        return False, None
+    except Exception as e:  # pylint: disable=broad-except
+        traceback.print_exc()
+        results.add(label, FAIL, f'{type(e).__name__}: {e} (a bug in kpk; '
+                    'traceback above)')
+        return False, None
+    if record_pass:
+        results.add(label, PASS)
+    return True, value
+
+
+def skip_after(results, label, failed):
+    """Record @label as not run because the step @failed failed."""
+    results.add(label, SKIP, f'not run: {failed} failed (see above)')
 
 
 MARK_TEST = re.compile(r'^kpk-guest: test (\S+)$', re.M)
@@ -103,64 +133,100 @@ def patched_qemu(results, arch):
     except Fatal as e:
         results.add(label, FAIL, str(e))
         return arch, 'it failed to build'
+    except Exception as e:  # pylint: disable=broad-except
+        traceback.print_exc()
+        results.add(label, FAIL, f'{type(e).__name__}: {e} (a bug in kpk; '
+                    'traceback above)')
+        return arch, 'it failed to build'
     arch = arches.with_qemu(arch, binary)
     results.add(f'{label} ({qemu.version(arch)})', PASS)
     return arch, None
 
 
-def base_kernel(results, arch):
-    """Build Debian's tree without our series (tag kpk-base) for @arch."""
+def _base_kernel(arch):
     wt = tree.worktree(os.path.join(BUILD, 'base', 'linux'), tree.BASE_TAG)
-    try:
-        kernel = build.build(arch, tree=wt,
-                             out=os.path.join(BUILD, 'out', f'{arch.name}-base'),
-                             strict_config=False,
-                             log_name=f'build-{arch.name}-base.log',
-                             extra_fragments=arch.base_fragments)
-    except Fatal as e:
-        results.add(f'{arch.name}: kernel build without the series', FAIL,
-                    str(e))
-        return None
-    results.add(f'{arch.name}: kernel build without the series', PASS)
-    return kernel
+    return build.build(arch, tree=wt,
+                       out=os.path.join(BUILD, 'out', f'{arch.name}-base'),
+                       strict_config=False,
+                       log_name=f'build-{arch.name}-base.log',
+                       extra_fragments=arch.base_fragments)
 
 
-def run_arch(results, arch, selfcheck=False):
+def run_arch(results, arch, selfcheck=False, tree_failed=None):
+    """Build, pack and boot one arch, each step counted on its own.
+
+    @tree_failed names the failed tree step, on which every kernel step
+    depends; the QEMU step, which does not, still runs.
+    """
     no_qemu = None
     debian = arch
     if arch.patched_qemu:
         arch, no_qemu = patched_qemu(results, arch)
-    try:
-        kernel = build.build(arch)
-    except Fatal as e:
-        results.add(f'{arch.name}: kernel build', FAIL, str(e))
-        return
-    results.add(f'{arch.name}: kernel build', PASS)
-    checks.build_tests(results, arch)
-    for test, why in arch.selftests_unavailable:
-        results.add(f'{arch.name}: selftest {test}', SKIP, why)
-    initrd = initramfs.build_for(arch)
-    kernels = {'series': kernel}
+    # The label of the first failed step the boots depend on, if any.
+    failed = tree_failed
+    kernels = {}
+    initrd = None
+    if not failed:
+        ok, _ = step(results, f'{arch.name}: kernel config', build.configure,
+                     arch)
+        failed = None if ok else f'{arch.name}: kernel config'
+    if not failed:
+        ok, kernels['series'] = step(results, f'{arch.name}: kernel build',
+                                     build.compile_kernel, arch)
+        failed = None if ok else f'{arch.name}: kernel build'
+    if not failed:
+        step(results, f'{arch.name}: build tests', checks.build_tests,
+             results, arch, record_pass=False)
+        for test, why in arch.selftests_unavailable:
+            results.add(f'{arch.name}: selftest {test}', SKIP, why)
+        ok, initrd = step(results, f'{arch.name}: initramfs',
+                          initramfs.build_for, arch)
+        failed = None if ok else f'{arch.name}: initramfs'
+    broken = {}     # kernel name: the label of its failed build
     for boot in arch.boots:
-        if boot.kernel not in kernels:
-            kernels[boot.kernel] = base_kernel(results, arch)
-        if kernels[boot.kernel]:
-            boot_and_parse(results, debian if boot.qemu == 'debian' else arch,
-                           boot, kernels[boot.kernel], initrd, no_qemu)
-    if selfcheck:
-        workbench_selfchecks(results, arch, arch.boots[0], kernel, initrd)
+        if failed:
+            skip_after(results, f'{boot.name}: boot', failed)
+            continue
+        if boot.kernel not in kernels and boot.kernel not in broken:
+            label = f'{arch.name}: kernel build without the series'
+            ok, image = step(results, label, _base_kernel, arch)
+            if ok:
+                kernels[boot.kernel] = image
+            else:
+                broken[boot.kernel] = label
+        if boot.kernel in broken:
+            skip_after(results, f'{boot.name}: boot', broken[boot.kernel])
+            continue
+        step(results, f'{boot.name}: boot', boot_and_parse, results,
+             debian if boot.qemu == 'debian' else arch, boot,
+             kernels[boot.kernel], initrd, no_qemu, record_pass=False)
+    if selfcheck and not failed:
+        step(results, f'{arch.name}: workbench self-checks',
+             workbench_selfchecks, results, arch, arch.boots[0],
+             kernels['series'], initrd, record_pass=False)
 
 
 def main(arch_names=None):
+    """make test: every step counted; the summary line always comes last."""
     start = time.time()
     selected = [arches.get(n) for n in (arch_names or arches.ARCH_NAMES)]
     results = Results()
-    deps.host_tools(selected)
-    tree.ensure()
-    info('checkpatch --strict on every patch')
-    checks.checkpatch(results)
+    step(results, 'host packages installed with apt-get', deps.host_tools,
+         selected)
+    info('the workbench\'s own unit tests (tests/workbench)')
+    step(results, 'workbench unit tests', workbench_tests.run, results,
+         record_pass=False)
+    ok, _ = step(results, 'kernel tree: linux-source-6.12 + patches/',
+                 tree.ensure)
+    tree_failed = None if ok else 'the kernel tree'
+    if tree_failed:
+        skip_after(results, 'checkpatch --strict', tree_failed)
+    else:
+        info('checkpatch --strict on every patch')
+        step(results, 'checkpatch --strict', checks.checkpatch, results,
+             record_pass=False)
     for i, arch in enumerate(selected):
         info(f'--- {arch.name} ---')
-        run_arch(results, arch, selfcheck=(i == 0))
+        run_arch(results, arch, selfcheck=(i == 0), tree_failed=tree_failed)
     info(f'make test took {time.time() - start:.0f}s')
     return 0 if results.summary() else 1

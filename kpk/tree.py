@@ -15,10 +15,9 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 
 from . import deps
-from .common import PATCHES, TREE, Fatal, info, run
+from .common import LOGS, PATCHES, TREE, Fatal, ensure_dir, info, run
 
 TARBALL = '/usr/src/linux-source-6.12.tar.xz'
 BASE_TAG = 'kpk-base'
@@ -195,8 +194,12 @@ def _apply(base, version):
         if res.returncode != 0:
             git('am', '--abort', check=False, quiet=True)
             git('reset', '-q', '--hard', before)
+            log = os.path.join(ensure_dir(LOGS), 'tree.log')
+            with open(log, 'w') as f:
+                f.write(f'$ git am {path}\n{res.stdout}')
             why = '\n'.join(ln for ln in res.stdout.splitlines()
                             if ln.startswith('error:'))
+            why += f'\n(git am output: {log})'
             if version != base:
                 raise Fatal(
                     f'patch {name} does not apply to {deps.KERNEL_SOURCE_PACKAGE}'

@@ -1,0 +1,313 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make test counts a failed step, goes on, and ends with its summary.
+
+Each case makes one step fail (a kernel build that leaves no image, a
+failing gen_init_cpio, a patch that does not apply, a package apt cannot
+install, a bug in a step, a boot that fails) and checks that the step is a
+failed check with its reason, that the steps that do not depend on it
+still run, and that the summary line comes last.  The kernel build, QEMU
+and the boots are stand-ins: nothing here builds or boots a kernel.
+"""
+
+import contextlib
+import io
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import unittest
+from unittest import mock
+
+from kpk import arch as arches, build, checks, common, deps, initramfs, \
+    qemu, qemubuild, testrun, tree
+from kpk.common import Fatal
+from kpk.results import FAIL, PASS, SKIP
+
+SUMMARY = re.compile(r'^(\d+) passed, (\d+) failed(, (\d+) skipped)?$')
+
+
+def touch(path, text=''):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+class Harness(unittest.TestCase):
+    """Every slow step replaced by a stand-in that works; a case breaks one."""
+
+    def setUp(self):
+        self.assertNotEqual(os.path.realpath(common.BUILD),
+                            os.path.realpath(os.path.join(common.ROOT,
+                                                          'build')),
+                            'the unit tests must not use build/')
+        shutil.rmtree(common.BUILD, ignore_errors=True)
+        os.makedirs(common.BUILD)
+        self.booted = []          # boot names, in order
+        self.compiled = []        # arch names
+        self.qemu_builds = 0
+        self.fail_boot = None     # a boot name whose guest fails
+        stack = contextlib.ExitStack()
+        self.addCleanup(stack.close)
+        fakes = (
+            (testrun.workbench_tests, 'run', lambda results: None),
+            (deps, 'host_tools', lambda selected: None),
+            (tree, 'ensure', lambda: None),
+            (checks, 'checkpatch', self.fake_checkpatch),
+            (build, 'configure', lambda arch, *a, **k: build.outdir(arch)),
+            (build, 'compile_kernel', self.fake_compile),
+            (checks, 'build_tests', lambda results, arch: None),
+            (initramfs, 'build_for', self.fake_initramfs),
+            (testrun, '_base_kernel', self.fake_base_kernel),
+            (testrun, 'parse_ktap', self.fake_parse_ktap),
+            (qemubuild, 'build', self.fake_qemu_build),
+            (qemu, 'probe', lambda arch, boot: None),
+            (qemu, 'version', lambda arch: 'QEMU (stand-in)'),
+            (qemu, 'boot', self.fake_boot),
+        )
+        self.fakes = {}
+        for module, name, fake in fakes:
+            self.fakes[name] = stack.enter_context(
+                mock.patch.object(module, name, side_effect=fake))
+
+    # The stand-ins.
+    @staticmethod
+    def fake_checkpatch(results):
+        results.add('checkpatch --strict (stand-in)', PASS)
+
+    def fake_compile(self, arch, *args, **kw):
+        self.compiled.append(arch.name)
+        return touch(os.path.join(build.outdir(arch), arch.kernel_image))
+
+    @staticmethod
+    def fake_initramfs(arch, *args, **kw):
+        return touch(os.path.join(common.BUILD, f'initramfs-{arch.name}.cpio'))
+
+    @staticmethod
+    def fake_base_kernel(arch):
+        return touch(os.path.join(common.BUILD, 'out', f'{arch.name}-base',
+                                  arch.kernel_image))
+
+    @staticmethod
+    def fake_parse_ktap(results, label, text, workdir):
+        results.add(f'{label} (KTAP stand-in)', PASS)
+
+    def fake_qemu_build(self):
+        self.qemu_builds += 1
+        return '/nonexistent/qemu-system-aarch64'
+
+    def fake_boot(self, arch, boot, kernel, initrd, log, cmdline_extra='',
+                  echo=False, timeout=None):
+        """A guest that runs its tests, or fails as a broken one would."""
+        if 'false' in cmdline_extra:
+            return qemu.BootResult(False, 'console shows "Kernel panic"', log,
+                                   1)
+        if 'sleep' in cmdline_extra:
+            return qemu.BootResult(False, 'timed out after 15s', log, 15)
+        self.booted.append(boot.name)
+        text = 'kpk-guest: init started\n' + ''.join(
+            f'kpk-guest: test {t}\nok 1 {t}\nkpk-guest: end {t}\n'
+            for t in boot.tests) + qemu.DONE + '\n'
+        touch(log, text)
+        if boot.name == self.fail_boot:
+            return qemu.BootResult(False, 'timed out after 300s', log, 300)
+        return qemu.BootResult(True, '', log, 1)
+
+    # Running make test and reading what it printed.
+    def make_test(self, arch_names=None):
+        """Run testrun.main(); return (exit status, checks, printed lines)."""
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(io.StringIO()):
+            status = testrun.main(arch_names)
+        lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
+        return status, self.last_results, lines
+
+    def run(self, result=None):
+        # Keep the Results object main() makes, to read its checks.
+        real = testrun.Results
+
+        def keep():
+            self.last_results = real()
+            return self.last_results
+        with mock.patch.object(testrun, 'Results', side_effect=keep):
+            return super().run(result)
+
+    def check(self, results, name):
+        found = [c for c in results.checks if c.name == name]
+        self.assertEqual(len(found), 1, f'one check named "{name}" in '
+                         f'{[c.name for c in results.checks]}')
+        return found[0]
+
+    def assert_summary_last(self, status, results, lines):
+        m = SUMMARY.match(lines[-1])
+        self.assertTrue(m, f'the last line is not the summary: {lines[-1]!r}')
+        counts = [sum(c.status == s for c in results.checks)
+                  for s in (PASS, FAIL, SKIP)]
+        self.assertEqual([int(m.group(1)), int(m.group(2)),
+                          int(m.group(4) or 0)], counts)
+        self.assertGreater(counts[1], 0)
+        self.assertEqual(status, 1)
+
+    def boots_of(self, name):
+        return [b.name for b in arches.get(name).boots]
+
+
+class TestStepFailures(Harness):
+    def test_all_stand_ins_pass(self):
+        """The harness itself: with nothing broken, nothing fails."""
+        status, results, lines = self.make_test()
+        self.assertEqual(status, 0, [c for c in results.checks
+                                     if c.status == FAIL])
+        self.assertTrue(SUMMARY.match(lines[-1]))
+        self.assertEqual(self.booted, self.boots_of('x86_64') +
+                         self.boots_of('arm64'))
+
+    def test_missing_kernel_image(self):
+        """A build that exits 0 and leaves no image fails; arm64 still runs."""
+        def compile_kernel(arch, *args, **kw):
+            if arch.name != 'x86_64':
+                return self.fake_compile(arch, *args, **kw)
+            # make "succeeds" and leaves nothing behind.
+            with mock.patch.object(build, 'run', return_value=subprocess.
+                                   CompletedProcess(['make'], 0)):
+                return real_compile(arch, *args, **kw)
+        self.fakes['compile_kernel'].side_effect = compile_kernel
+        status, results, lines = self.make_test()
+        c = self.check(results, 'x86_64: kernel build')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('left no image', c.reason)
+        self.assertIn('build-x86_64.log', c.reason)
+        for boot in self.boots_of('x86_64'):
+            c = self.check(results, f'{boot}: boot')
+            self.assertEqual(c.status, SKIP)
+            self.assertIn('x86_64: kernel build failed', c.reason)
+        self.assertEqual(self.check(results, 'arm64: kernel build').status,
+                         PASS)
+        self.assertEqual(self.booted, self.boots_of('arm64'))
+        self.assert_summary_last(status, results, lines)
+
+    def test_failing_initramfs_command(self):
+        """gen_init_cpio failing on x86_64 fails that step; arm64 boots."""
+        self.fakes['build_for'].side_effect = real_initramfs
+        for name, script in (('x86_64', 'echo "cannot open busybox" >&2\n'
+                              'exit 1\n'), ('arm64', 'exit 0\n')):
+            gen = touch(os.path.join(build.outdir(arches.get(name)), 'usr',
+                                     'gen_init_cpio'), '#!/bin/sh\n' + script)
+            os.chmod(gen, 0o755)
+        busybox = touch(os.path.join(common.BUILD, 'busybox'))
+        with mock.patch.object(initramfs.deps, 'busybox',
+                               return_value=busybox), \
+                mock.patch.object(initramfs, '_nolibc_programs',
+                                  return_value={}), \
+                mock.patch.object(initramfs.selftests, 'build_for',
+                                  return_value={}), \
+                mock.patch.object(initramfs, 'TREE', common.BUILD):
+            status, results, lines = self.make_test()
+        c = self.check(results, 'x86_64: initramfs')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('cannot open busybox', c.reason)
+        self.assertIn('initramfs-x86_64.log', c.reason)
+        for boot in self.boots_of('x86_64'):
+            self.assertEqual(self.check(results, f'{boot}: boot').status,
+                             SKIP)
+        self.assertEqual(self.check(results, 'arm64: initramfs').status, PASS)
+        self.assertEqual(self.booted, self.boots_of('arm64'))
+        self.assert_summary_last(status, results, lines)
+
+    def test_patch_that_does_not_apply(self):
+        """A patch that does not apply fails the tree; QEMU is still built."""
+        src = os.path.join(common.BUILD, 'src')
+        touch(os.path.join(src, 'linux-6.12.0', 'Makefile'),
+              'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n')
+        touch(os.path.join(src, 'linux-6.12.0', '.gitignore'), '/*\n')
+        touch(os.path.join(src, 'linux-6.12.0', 'hello.c'), 'int a;\n')
+        tarball = os.path.join(common.BUILD, 'linux-source.tar.xz')
+        with tarfile.open(tarball, 'w:xz') as t:
+            t.add(os.path.join(src, 'linux-6.12.0'), 'linux-6.12.0')
+        patches = os.path.join(common.BUILD, 'patches')
+        touch(os.path.join(patches, 'series'),
+              '# base: linux-source-6.12 6.12.0-1\n0001-bad.patch\n')
+        touch(os.path.join(patches, '0001-bad.patch'), BAD_PATCH)
+        self.fakes['ensure'].side_effect = real_ensure
+        with mock.patch.object(tree, 'TARBALL', tarball), \
+                mock.patch.object(tree, 'PATCHES', patches), \
+                mock.patch.object(tree, 'SERIES',
+                                  os.path.join(patches, 'series')), \
+                mock.patch.object(tree, 'installed_version',
+                                  return_value='6.12.0-1'), \
+                mock.patch.object(tree.deps, 'kernel_source'):
+            status, results, lines = self.make_test(['arm64'])
+        c = self.check(results, 'kernel tree: linux-source-6.12 + patches/')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('0001-bad.patch does not apply', c.reason)
+        self.assertIn('tree.log', c.reason)
+        self.assertEqual(self.check(results, 'checkpatch --strict').status,
+                         SKIP)
+        self.assertEqual(self.qemu_builds, 1)
+        self.assertEqual(self.check(
+            results, 'arm64: QEMU with FEAT_S1POE from qemu/ '
+            '(QEMU (stand-in))').status, PASS)
+        for boot in self.boots_of('arm64'):
+            c = self.check(results, f'{boot}: boot')
+            self.assertEqual(c.status, SKIP)
+            self.assertIn('the kernel tree failed', c.reason)
+        self.assertEqual(self.compiled, [])
+        # The tree is left as it was: the pristine source.
+        head = tree.git_out('rev-parse', 'HEAD')
+        self.assertEqual(head, tree.git_out('rev-parse', tree.BASE_TAG))
+        self.assert_summary_last(status, results, lines)
+
+    def test_packages_and_a_bug(self):
+        """apt failing, and a step raising, are counted; the rest runs."""
+        self.fakes['host_tools'].side_effect = Fatal(
+            'could not install rsync with apt-get (log build/logs/apt.log)')
+        self.fakes['checkpatch'].side_effect = KeyError('oops')
+        status, results, lines = self.make_test()
+        c = self.check(results, 'host packages installed with apt-get')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('rsync', c.reason)
+        c = self.check(results, 'checkpatch --strict')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('a bug in kpk', c.reason)
+        self.assertEqual(self.booted, self.boots_of('x86_64') +
+                         self.boots_of('arm64'))
+        self.assert_summary_last(status, results, lines)
+
+    def test_failed_boot(self):
+        """A boot that fails is counted; the boots after it still run."""
+        first = self.boots_of('x86_64')[0]
+        self.fail_boot = first
+        status, results, lines = self.make_test(['x86_64'])
+        c = self.check(results, f'{first}: boot')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('timed out', c.reason)
+        self.assertIn(f'boot-{first}.log', c.reason)
+        self.assertEqual(self.booted, self.boots_of('x86_64'))
+        self.assert_summary_last(status, results, lines)
+
+
+# The real functions, for the cases that use them with their inputs faked.
+real_initramfs = initramfs.build_for
+real_ensure = tree.ensure
+real_compile = build.compile_kernel
+
+BAD_PATCH = '''From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: kpkeys developers <kpkeys@example.org>
+Date: Thu, 3 Dec 2026 10:00:00 +0000
+Subject: [PATCH] Change a line the tree does not have
+
+---
+ hello.c | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/hello.c b/hello.c
+--- a/hello.c
++++ b/hello.c
+@@ -1 +1 @@
+-int b;
++int c;
+--
+2.39.5
+'''
