@@ -12,7 +12,7 @@ import re
 import shutil
 
 from . import build
-from .common import BUILD, PATCHES, ROOT, TREE, run
+from .common import BUILD, LOGS, PATCHES, ROOT, TREE, ensure_dir, run
 from .results import FAIL, PASS
 from .tree import BASE_TAG, read_series
 
@@ -47,10 +47,14 @@ def checkpatch(results):
     # checkpatch runs scripts/spdxcheck.py with the python3 on PATH; that
     # must be Debian's, which has python3-ply and python3-git.
     env = dict(os.environ, PATH='/usr/bin:' + os.environ.get('PATH', ''))
+    log = os.path.join(ensure_dir(LOGS), 'checkpatch.log')
+    open(log, 'w').close()
     for name in names:
         res = run([script, '--strict', '--terse', '--no-summary',
                    os.path.join(PATCHES, name)], cwd=TREE, quiet=True,
                   check=False, env=env)
+        with open(log, 'a') as f:
+            f.write(f'$ checkpatch.pl --strict {name}\n{res.stdout}\n')
         reports = res.stdout.strip().splitlines()
         lines = [line for line in reports if not _existing_camelcase(line)]
         # checkpatch exits 1 on any report, so a run whose every report was
@@ -61,7 +65,7 @@ def checkpatch(results):
         else:
             results.add(f'checkpatch --strict {name}', FAIL,
                         '; '.join(lines[:5]) + (' ...' if len(lines) > 5
-                                                 else ''))
+                                                 else '') + f' (log {log})')
 
 
 def read_cases():
@@ -111,8 +115,9 @@ def build_tests(results, arch):
             if built and not errs:
                 results.add(label, PASS)
             else:
-                results.add(label, FAIL, errs[0] if errs else
-                            f'did not build (see {work}/make.log)')
+                results.add(label, FAIL, (errs[0] if errs else
+                                          'did not build')
+                            + f' (see {work}/make.log)')
         elif expect == 'fails':
             if built:
                 results.add(label, FAIL, 'built, but must not')

@@ -10,7 +10,7 @@ import glob
 import os
 import subprocess
 
-from .common import BUILD, LOGS, Fatal, ensure_dir, info, run, tail_lines
+from .common import BUILD, LOGS, Fatal, ensure_dir, info, run
 
 HOST_PACKAGES = (
     'make', 'gcc', 'bc', 'bison', 'flex', 'libelf-dev', 'libssl-dev',
@@ -23,6 +23,7 @@ HOST_PACKAGES = (
 KERNEL_SOURCE_PACKAGE = 'linux-source-6.12'
 
 _updated = False
+_log_started = False
 
 
 def _missing(packages):
@@ -44,14 +45,30 @@ def _apt_update():
         _updated = True
 
 
+def _apt_log():
+    """build/logs/apt.log, emptied the first time a run writes to it."""
+    global _log_started
+    log = os.path.join(ensure_dir(LOGS), 'apt.log')
+    if not _log_started:
+        open(log, 'w').close()
+        _log_started = True
+    return log
+
+
 def _install(packages, log):
-    """apt-get install @packages, appending its output to @log; True if ok."""
+    """apt-get install @packages, appending its output to @log.
+
+    Returns apt-get's error lines, empty if it worked.
+    """
     env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
     res = run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends']
               + packages, check=False, quiet=True, env=env)
     with open(log, 'a') as f:
         f.write(f'$ apt-get install {" ".join(packages)}\n{res.stdout}\n')
-    return res.returncode == 0
+    if res.returncode == 0:
+        return []
+    return [ln for ln in res.stdout.splitlines() if ln.startswith('E:')] \
+        or [f'apt-get exited {res.returncode}']
 
 
 def apt_install(packages):
@@ -66,7 +83,7 @@ def apt_install(packages):
     if os.geteuid() != 0:
         raise Fatal(f'missing packages {" ".join(missing)}: run as root, or '
                     f'install them with apt-get install {" ".join(missing)}')
-    log = os.path.join(ensure_dir(LOGS), 'apt.log')
+    log = _apt_log()
     try:
         _apt_update()
     except Fatal as e:
@@ -74,12 +91,18 @@ def apt_install(packages):
             f.write(f'{e}\n')
         raise Fatal(f'apt-get update failed (log {log}): {e}') from e
     info(f'apt-get install {" ".join(missing)}')
-    if _install(missing, log):
+    if not _install(missing, log):
         return
-    failed = [pkg for pkg in missing if not _install([pkg], log)]
+    failed = {}
+    for pkg in missing:
+        errors = _install([pkg], log)
+        if errors:
+            failed[pkg] = errors
     if failed:
         raise Fatal(f'could not install {" ".join(failed)} with apt-get '
-                    f'(log {log}):\n' + '\n'.join(tail_lines(log, 10)))
+                    f'(log {log}):\n' + '\n'.join(
+                        f'  {pkg}: {"; ".join(errs)}'
+                        for pkg, errs in failed.items()))
 
 
 def host_tools(arches):

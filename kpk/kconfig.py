@@ -7,7 +7,7 @@ built.  Like a .kunitconfig, the fragments are the whole configuration."""
 import os
 import re
 
-from .common import CONFIGS, LOGS, Fatal, ensure_dir, info, run
+from .common import BUILD, CONFIGS, LOGS, Fatal, ensure_dir, info, run
 
 BASE = 'base.config'
 
@@ -31,14 +31,22 @@ def _parse(path):
     return values
 
 
+def _log_name(outdir):
+    """build/out/x86_64 -> x86_64; other build folders by their path."""
+    for top in (os.path.join(BUILD, 'out'), BUILD):
+        rel = os.path.relpath(outdir, top)
+        if not rel.startswith('..'):
+            return rel.replace(os.sep, '-')
+    return os.path.basename(outdir)
+
+
 def configure(arch, tree, outdir, env, strict=True, extra=()):
     """Write outdir/.config; with strict, fail if a requested value is lost.
 
     Returns the list of requested options that did not take effect.
     """
     os.makedirs(outdir, exist_ok=True)
-    log = os.path.join(ensure_dir(LOGS),
-                       f'config-{os.path.basename(outdir)}.log')
+    log = os.path.join(ensure_dir(LOGS), f'config-{_log_name(outdir)}.log')
     res = run([os.path.join(tree, 'scripts/kconfig/merge_config.sh'),
                '-n', '-O', outdir] + fragments(arch, extra),
               cwd=tree, env=env, quiet=True, check=False)

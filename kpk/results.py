@@ -48,9 +48,7 @@ class Results:
                     print(f'  {c.name}: {c.reason or "(no reason given)"}')
         passed, failed, skipped = (self.count(PASS), self.count(FAIL),
                                    self.count(SKIP))
-        line = f'{passed} passed, {failed} failed'
-        if skipped:
-            line += f', {skipped} skipped'
+        line = f'{passed} passed, {failed} failed, {skipped} skipped'
         print('\n' + line, flush=True)
         return failed == 0
 

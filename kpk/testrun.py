@@ -174,11 +174,14 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None):
         ok, kernels['series'] = step(results, f'{arch.name}: kernel build',
                                      build.compile_kernel, arch)
         failed = None if ok else f'{arch.name}: kernel build'
-    if not failed:
+    for test, why in arch.selftests_unavailable:
+        results.add(f'{arch.name}: selftest {test}', SKIP, why)
+    if failed:
+        skip_after(results, f'{arch.name}: build tests', failed)
+        skip_after(results, f'{arch.name}: initramfs', failed)
+    else:
         step(results, f'{arch.name}: build tests', checks.build_tests,
              results, arch, record_pass=False)
-        for test, why in arch.selftests_unavailable:
-            results.add(f'{arch.name}: selftest {test}', SKIP, why)
         ok, initrd = step(results, f'{arch.name}: initramfs',
                           initramfs.build_for, arch)
         failed = None if ok else f'{arch.name}: initramfs'
@@ -197,10 +200,14 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None):
         if boot.kernel in broken:
             skip_after(results, f'{boot.name}: boot', broken[boot.kernel])
             continue
-        step(results, f'{boot.name}: boot', boot_and_parse, results,
-             debian if boot.qemu == 'debian' else arch, boot,
+        # boot_and_parse counts the boot itself; this label is for what
+        # breaks after (the console's results), so nothing counts twice.
+        step(results, f'{boot.name}: console results', boot_and_parse,
+             results, debian if boot.qemu == 'debian' else arch, boot,
              kernels[boot.kernel], initrd, no_qemu, record_pass=False)
-    if selfcheck and not failed:
+    if selfcheck and failed:
+        skip_after(results, 'workbench reports broken guests', failed)
+    elif selfcheck:
         step(results, f'{arch.name}: workbench self-checks',
              workbench_selfchecks, results, arch, arch.boots[0],
              kernels['series'], initrd, record_pass=False)
@@ -211,6 +218,17 @@ def main(arch_names=None):
     start = time.time()
     selected = [arches.get(n) for n in (arch_names or arches.ARCH_NAMES)]
     results = Results()
+    try:
+        _test(results, selected)
+    except KeyboardInterrupt:
+        results.add('make test', FAIL, 'interrupted')
+        results.summary()
+        return 130
+    info(f'make test took {time.time() - start:.0f}s')
+    return 0 if results.summary() else 1
+
+
+def _test(results, selected):
     step(results, 'host packages installed with apt-get', deps.host_tools,
          selected)
     info('the workbench\'s own unit tests (tests/workbench)')
@@ -228,5 +246,3 @@ def main(arch_names=None):
     for i, arch in enumerate(selected):
         info(f'--- {arch.name} ---')
         run_arch(results, arch, selfcheck=(i == 0), tree_failed=tree_failed)
-    info(f'make test took {time.time() - start:.0f}s')
-    return 0 if results.summary() else 1

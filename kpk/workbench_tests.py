@@ -21,6 +21,8 @@ from .common import LOGS, ROOT, Fatal, ensure_dir, tail_lines
 from .results import FAIL, PASS, SKIP
 
 TESTS = os.path.join(ROOT, 'tests', 'workbench')
+# They take seconds; a hang must not hang make test.
+TIMEOUT = 300
 
 
 class _Recorder(unittest.TextTestResult):
@@ -76,12 +78,18 @@ def run(results):
     tmp = tempfile.mkdtemp(prefix='kpk-workbench-tests-')
     try:
         out_json = os.path.join(tmp, 'results.json')
-        env = dict(os.environ, KPK_BUILD_DIR=os.path.join(tmp, 'build'))
+        build = os.path.join(tmp, 'build')
+        # The marker tells tests/workbench that this folder is theirs.
+        env = dict(os.environ, KPK_BUILD_DIR=build, KPK_WORKBENCH_TESTS=build)
         with open(log, 'w') as f:
-            res = subprocess.run([sys.executable, '-m', 'kpk.workbench_tests',
-                                  '--json', out_json], cwd=ROOT, env=env,
-                                 stdout=f, stderr=subprocess.STDOUT,
-                                 check=False)
+            try:
+                res = subprocess.run(
+                    [sys.executable, '-m', 'kpk.workbench_tests', '--json',
+                     out_json], cwd=ROOT, env=env, stdout=f,
+                    stderr=subprocess.STDOUT, check=False, timeout=TIMEOUT)
+            except subprocess.TimeoutExpired as e:
+                raise Fatal(f'the unit tests did not end within {TIMEOUT}s; '
+                            f'see {log}') from e
         try:
             with open(out_json) as f:
                 outcomes = json.load(f)

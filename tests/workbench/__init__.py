@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of the workbench (kpk/) that need no kernel build.
 
-make test runs them first (kpk/workbench_tests.py), in a child whose
-KPK_BUILD_DIR is a temporary folder.  Run by hand, they take one of their
-own, so that build/ is never touched.
+make test runs them (kpk/workbench_tests.py) in a child whose
+KPK_BUILD_DIR is a temporary folder it made, and says so with
+KPK_WORKBENCH_TESTS.  Run any other way, they make a temporary folder of
+their own, whatever KPK_BUILD_DIR says: the cases empty it, so it must
+never be a real build folder.
 """
 
 import os
 import tempfile
 
-if not os.environ.get('KPK_BUILD_DIR'):
+_OURS = os.environ.get('KPK_WORKBENCH_TESTS')
+if not _OURS or _OURS != os.environ.get('KPK_BUILD_DIR'):
     os.environ['KPK_BUILD_DIR'] = tempfile.mkdtemp(prefix='kpk-workbench-')

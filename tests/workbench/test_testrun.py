@@ -122,6 +122,7 @@ class Harness(unittest.TestCase):
                 contextlib.redirect_stderr(io.StringIO()):
             status = testrun.main(arch_names)
         lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
+        self.last_lines = lines
         return status, self.last_results, lines
 
     def run(self, result=None):
@@ -138,7 +139,14 @@ class Harness(unittest.TestCase):
         found = [c for c in results.checks if c.name == name]
         self.assertEqual(len(found), 1, f'one check named "{name}" in '
                          f'{[c.name for c in results.checks]}')
-        return found[0]
+        c = found[0]
+        if c.status != PASS:
+            # Its reason is printed with it, as it is recorded.
+            first = c.reason.splitlines()[0]
+            self.assertTrue(any(name in ln and first in ln
+                                for ln in self.last_lines),
+                            f'"{name}: {first}" was not printed')
+        return c
 
     def assert_summary_last(self, status, results, lines):
         m = SUMMARY.match(lines[-1])
@@ -285,6 +293,38 @@ class TestStepFailures(Harness):
         self.assertIn('timed out', c.reason)
         self.assertIn(f'boot-{first}.log', c.reason)
         self.assertEqual(self.booted, self.boots_of('x86_64'))
+        self.assert_summary_last(status, results, lines)
+
+    def test_failed_boot_then_a_bug(self):
+        """A bug after a failed boot adds its own check: none counts twice."""
+        first = self.boots_of('x86_64')[0]
+        self.fail_boot = first
+        self.fakes['parse_ktap'].side_effect = RuntimeError('parser bug')
+        status, results, lines = self.make_test(['x86_64'])
+        self.assertEqual(self.check(results, f'{first}: boot').status, FAIL)
+        c = self.check(results, f'{first}: console results')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('parser bug', c.reason)
+        self.assert_summary_last(status, results, lines)
+
+    def test_interrupted(self):
+        """Ctrl-C still ends with the summary line, and exit 130."""
+        self.fakes['compile_kernel'].side_effect = KeyboardInterrupt
+        status, results, lines = self.make_test()
+        self.assertEqual(status, 130)
+        self.assertEqual(self.check(results, 'make test').reason,
+                         'interrupted')
+        self.assertTrue(SUMMARY.match(lines[-1]), lines[-1])
+
+    def test_dependents_counted_as_skipped(self):
+        """What a failed kernel build keeps from running is listed."""
+        self.fakes['compile_kernel'].side_effect = Fatal('make failed')
+        status, results, lines = self.make_test(['x86_64'])
+        for name in ('x86_64: build tests', 'x86_64: initramfs',
+                     'workbench reports broken guests'):
+            c = self.check(results, name)
+            self.assertEqual(c.status, SKIP)
+            self.assertIn('not run: x86_64: kernel build failed', c.reason)
         self.assert_summary_last(status, results, lines)
 
 
