@@ -7,14 +7,24 @@ PYTHON ?= python3
 ARCH ?=
 KPK = $(PYTHON) -m kpk
 
-.PHONY: demo test bench tree export build bisect qemu qemu-export deps \
+.PHONY: demo test check bench tree export build bisect qemu qemu-export deps \
 	clean python
 
 demo: python
 	$(KPK) demo $(ARCH)
 
+# make test POE_QEMU=optional: go on (skipping the boots that need it)
+# when the QEMU built from qemu/ cannot be had; by default that fails.
+POE_QEMU ?=
+POE_QEMU_ARG = $(if $(POE_QEMU),--poe-qemu=$(POE_QEMU))
 test: python
-	$(KPK) test $(ARCH)
+	$(KPK) test $(POE_QEMU_ARG) $(ARCH)
+
+# One boot, or one arch's boots, after rebuilding what changed:
+# make check BOOT=x86_64-pti, make check ARCH=arm64; make check lists them.
+BOOT ?=
+check: python
+	$(KPK) check $(POE_QEMU_ARG) $(if $(BOOT),--boot $(BOOT)) $(ARCH)
 
 # Costs with the protection off and on, side by side (slow: see README):
 # make bench [ARCH=...] [NAME=current] [SERIES=<git revision of patches/>]

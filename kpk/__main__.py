@@ -18,8 +18,20 @@ def main(argv):
     sub.add_parser('export', help='write build/linux commits to patches/')
     b = sub.add_parser('build', help='configure and build kernels')
     b.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    qemu_switch = dict(
+        choices=('required', 'optional'), default='required',
+        help="optional: go on when the QEMU from qemu/ cannot be had, "
+        "skipping the boots that need it (make test POE_QEMU=optional); "
+        "by default that is a failure")
     t = sub.add_parser('test', help='run every check (make test)')
     t.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    t.add_argument('--poe-qemu', **qemu_switch)
+    c = sub.add_parser('check', help='rebuild what changed and run one '
+                       'boot or one arch\'s boots; list them without '
+                       'arguments (make check)')
+    c.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
+    c.add_argument('--boot', default=None, help='the boot to run')
+    c.add_argument('--poe-qemu', **qemu_switch)
     d = sub.add_parser('demo', help='the main job (make demo)')
     d.add_argument('arch', nargs='*', help=' '.join(arches.ARCH_NAMES))
     be = sub.add_parser('bench', help='costs with the protection off and '
@@ -69,7 +81,11 @@ def main(argv):
             for a in selected:
                 print(build.build(a))
         elif args.cmd == 'test':
-            return testrun.main(args.arch)
+            return testrun.main(args.arch,
+                                optional_qemu=args.poe_qemu == 'optional')
+        elif args.cmd == 'check':
+            return testrun.check(args.boot, args.arch,
+                                 optional_qemu=args.poe_qemu == 'optional')
         elif args.cmd == 'bench' and args.report:
             return bench.report(args.name or 'current')
         elif args.cmd == 'bench':

@@ -79,8 +79,13 @@ def cached_binary():
 
 # -- fetching, with a private apt configuration ---------------------------
 
-def _archive():
-    """(URI, Signed-By) of the host's main Debian archive entry."""
+def _archives():
+    """[(URI, Signed-By)] of the host's Debian archive entries.
+
+    Every entry for the host's release counts (a mirror, a snapshot), in
+    the order the apt sources give them; the security archive does not
+    carry the release's suites and is left out.
+    """
     entries = []
     for path in glob.glob('/etc/apt/sources.list.d/*.sources') + \
             ['/etc/apt/debian.sources']:
@@ -111,13 +116,18 @@ def _archive():
                                     sb.group(1) if sb else ''))
     codename = run(['sh', '-c', '. /etc/os-release; echo $VERSION_CODENAME'],
                    quiet=True).stdout.strip()
+    found = []
     for types, uris, suites, signed in entries:
         if 'deb' in types.split() and codename in suites.split():
-            return uris.split()[0], (signed or
-                                     '/usr/share/keyrings/'
-                                     'debian-archive-keyring.gpg')
-    raise Unavailable('no Debian archive in the host\'s apt sources to '
-                      'fetch the qemu source package from')
+            for uri in uris.split():
+                item = (uri, signed or '/usr/share/keyrings/'
+                        'debian-archive-keyring.gpg')
+                if item not in found:
+                    found.append(item)
+    if not found:
+        raise Unavailable('no Debian archive in the host\'s apt sources to '
+                          'fetch the qemu source package from')
+    return found
 
 
 def _apt_options(apt_dir):
@@ -128,24 +138,59 @@ def _apt_options(apt_dir):
             '-o', 'APT::Sandbox::User=root']
 
 
-def _private_apt():
-    uri, signed = _archive()
+# apt refuses lists whose Release file is past its Valid-Until date, as a
+# frozen mirror or a snapshot serves them; their signatures still check.
+EXPIRED = re.compile(r'^E: Release file for (\S+) is expired', re.M)
+ACCEPT_EXPIRED = ('-o', 'Acquire::Check-Valid-Until=false')
+
+
+def _private_apt(suites):
+    """Private apt lists: deb-src for @suites, and what fetch() downloads.
+
+    Returns the apt-get options that use them.  Lists refused only for
+    being past their Valid-Until date are accepted on a second try, with
+    their signatures checked as before.
+    """
+    archives = _archives()
     apt_dir = os.path.join(CACHE, 'apt')
     for sub in ('parts', 'lists/partial', 'cache/archives/partial'):
         ensure_dir(os.path.join(apt_dir, sub))
-    src_suite = KEYRING[1]
     with open(os.path.join(apt_dir, 'sources.list'), 'w') as f:
-        f.write(f'deb-src [signed-by={signed}] {uri} {src_suite} main\n'
-                f'deb [signed-by={signed}] {uri} {KEYRING[1]} main\n'
-                f'deb [signed-by={signed}] {uri} {MESON[1]} main\n')
+        for uri, signed in archives:
+            for suite in suites:
+                f.write(f'deb-src [signed-by={signed}] {uri} {suite} main\n')
+        uri, signed = archives[0]
+        for suite in sorted({KEYRING[1], MESON[1]}):
+            f.write(f'deb [signed-by={signed}] {uri} {suite} main\n')
     opts = _apt_options(apt_dir)
-    info(f'apt-get update (private lists for {src_suite} and {MESON[1]}, '
-         f'from {uri})')
+    where = ', '.join(uri for uri, _ in archives)
+    info(f'apt-get update (private lists: sources of {" ".join(suites)}; '
+         f'{KEYRING[1]}, {MESON[1]}; from {where})')
     res = run(['apt-get'] + opts + ['update', '-qq'], check=False, quiet=True)
+    expired = EXPIRED.findall(res.stdout)
+    if res.returncode != 0 and expired:
+        info(f'apt-get: {", ".join(expired)} past Valid-Until (a frozen '
+             'mirror or a snapshot): accepting them, signatures checked')
+        opts += list(ACCEPT_EXPIRED)
+        res = run(['apt-get'] + opts + ['update', '-qq'], check=False,
+                  quiet=True)
     if res.returncode != 0:
         raise Unavailable(f'apt-get update of the private lists failed: '
                           f'{res.stdout.strip()[-500:]}')
     return opts
+
+
+# Where the pinned source version may still be published, in order: a
+# suite is added only when those before it lack the version.
+SOURCE_SUITES = ('sid', 'experimental', 'forky', 'trixie-backports',
+                 'trixie')
+NOT_FOUND = re.compile(r'Can not find version|Unable to find a source '
+                       r'package')
+
+
+def _apt_errors(output):
+    return '; '.join(line[2:].strip() for line in output.splitlines()
+                     if line.startswith('E:')) or output.strip()[-300:]
 
 
 def _download(opts, dest, what, *args):
@@ -153,10 +198,34 @@ def _download(opts, dest, what, *args):
     res = run(['apt-get'] + opts + list(args), check=False, quiet=True,
               cwd=dest)
     if res.returncode != 0:
-        errors = [line[2:].strip() for line in res.stdout.splitlines()
-                  if line.startswith('E:')]
-        raise Unavailable(f'could not fetch {what} with apt-get: ' +
-                          ('; '.join(errors) or res.stdout.strip()[-300:]))
+        raise Unavailable(f'could not fetch {what} with apt-get: '
+                          + _apt_errors(res.stdout))
+
+
+def _fetch_source(package, version, dest):
+    """apt-get source the pinned version from the first suite that has it.
+
+    Returns the apt options used.  A version no suite carries any more is
+    an error that says how to move the pin.
+    """
+    for n in range(1, len(SOURCE_SUITES) + 1):
+        opts = _private_apt(SOURCE_SUITES[:n])
+        info(f'apt-get source --download-only {package}={version}')
+        res = run(['apt-get'] + opts + ['source', '--download-only',
+                                        f'{package}={version}'],
+                  check=False, quiet=True, cwd=ensure_dir(dest))
+        if res.returncode == 0:
+            return opts
+        if not NOT_FOUND.search(res.stdout):
+            raise Unavailable(f'could not fetch the {package} {version} '
+                              'source package with apt-get: '
+                              + _apt_errors(res.stdout))
+    where = ', '.join(uri for uri, _ in _archives())
+    raise Unavailable(
+        f'{package} {version}, the version qemu/series pins, is no longer '
+        f'published in {", ".join(SOURCE_SUITES)} at {where}. Move the pin '
+        f'to a version apt can fetch (apt-cache showsrc {package}) and '
+        'rebase qemu/ onto it: README.md, "Moving the QEMU pin"')
 
 
 def fetch():
@@ -172,17 +241,16 @@ def fetch():
     if os.path.exists(dsc) and os.path.exists(keyring) and \
             os.path.isdir(meson):
         return dsc, keyring, meson
-    opts = _private_apt()
+    opts = None
     # apt checks every file against the archive's signed indexes.
     if not os.path.exists(dsc):
-        info(f'apt-get source --download-only {package}={version}')
-        _download(opts, dl, f'the {package} {version} source package',
-                  'source', '--download-only', f'{package}={version}')
+        opts = _fetch_source(package, version, dl)
     # Each package is unpacked into dest; done once want exists.
     for (name, suite), dest, want in ((KEYRING, keyring_dir, keyring),
                                       (MESON, meson, meson)):
         if os.path.exists(want):
             continue
+        opts = opts or _private_apt(SOURCE_SUITES[:1])
         tmp = ensure_dir(os.path.join(dl, 'debs'))
         for old in glob.glob(os.path.join(tmp, f'{name}_*.deb')):
             os.unlink(old)

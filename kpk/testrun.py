@@ -64,7 +64,7 @@ def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
     missing = qemu.probe(arch, boot)
     if missing and no_qemu:
         results.add(f'{label}: boot', SKIP, f'needs -cpu {boot.cpu}, which '
-                    f'only the QEMU from qemu/ has: {no_qemu}')
+                    f'only the QEMU from qemu/ provides: {no_qemu}')
         return
     if missing:
         results.add(f'{label}: QEMU provides -cpu {boot.cpu}', FAIL, missing)
@@ -122,25 +122,39 @@ def workbench_selfchecks(results, arch, boot, kernel, initrd):
                         f'reason="{res.reason}", expected "{expect}"')
 
 
-def patched_qemu(results, arch):
-    """Return (arch using the QEMU built from qemu/, None) or (arch, why not)."""
+# The one switch that lets a run go on without the QEMU built from qemu/.
+OPTIONAL_QEMU = 'POE_QEMU=optional'
+
+
+def patched_qemu(results, arch, optional=False):
+    """Return (arch using the QEMU built from qemu/, None) or (arch, why not).
+
+    Without it no boot tests arm64's enforcement, so a QEMU that cannot be
+    fetched, verified or built is a failure, unless @optional (make test
+    POE_QEMU=optional) lets the run go on without it: the boots that need
+    it are then skipped, each naming the switch.
+    """
     label = f'{arch.name}: QEMU with FEAT_S1POE from qemu/'
     try:
-        binary = qemubuild.build()
-    except qemubuild.Unavailable as e:
-        results.add(label, SKIP, str(e))
-        return arch, str(e)
+        built = arches.with_qemu(arch, qemubuild.build())
+        version = qemu.version(built)
+        if not version:
+            raise Fatal(f'{built.qemu_binary} --version failed')
     except Fatal as e:
-        results.add(label, FAIL, str(e))
-        return arch, 'it failed to build'
+        why = str(e)
     except Exception as e:  # pylint: disable=broad-except
         traceback.print_exc()
-        results.add(label, FAIL, f'{type(e).__name__}: {e} (a bug in kpk; '
-                    'traceback above)')
-        return arch, 'it failed to build'
-    arch = arches.with_qemu(arch, binary)
-    results.add(f'{label} ({qemu.version(arch)})', PASS)
-    return arch, None
+        why = f'{type(e).__name__}: {e} (a bug in kpk; traceback above)'
+    else:
+        results.add(f'{label} ({version})', PASS)
+        return built, None
+    if optional:
+        results.add(label, SKIP, f'{why} ({OPTIONAL_QEMU}: going on '
+                    'without it)')
+        return arch, f'it is unavailable ({OPTIONAL_QEMU} was given)'
+    results.add(label, FAIL, f'{why}\n(to go on without it and skip the '
+                f'boots that need it: make test {OPTIONAL_QEMU})')
+    return arch, f'not run: {label} failed'
 
 
 def _base_kernel(arch):
@@ -152,16 +166,19 @@ def _base_kernel(arch):
                        extra_fragments=arch.base_fragments)
 
 
-def run_arch(results, arch, selfcheck=False, tree_failed=None):
+def run_arch(results, arch, selfcheck=False, tree_failed=None,
+             optional_qemu=False, boots=None, build_tests=True):
     """Build, pack and boot one arch, each step counted on its own.
 
     @tree_failed names the failed tree step, on which every kernel step
-    depends; the QEMU step, which does not, still runs.
+    depends; the QEMU step, which does not, still runs.  @boots (the
+    arch's own by default) are the boots to run; without @build_tests the
+    build tests and the selftest notes are left out (make check).
     """
     no_qemu = None
     debian = arch
     if arch.patched_qemu:
-        arch, no_qemu = patched_qemu(results, arch)
+        arch, no_qemu = patched_qemu(results, arch, optional_qemu)
     # The label of the first failed step the boots depend on, if any.
     failed = tree_failed
     kernels = {}
@@ -174,19 +191,22 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None):
         ok, kernels['series'] = step(results, f'{arch.name}: kernel build',
                                      build.compile_kernel, arch)
         failed = None if ok else f'{arch.name}: kernel build'
-    for test, why in arch.selftests_unavailable:
-        results.add(f'{arch.name}: selftest {test}', SKIP, why)
+    if build_tests:
+        for test, why in arch.selftests_unavailable:
+            results.add(f'{arch.name}: selftest {test}', SKIP, why)
     if failed:
-        skip_after(results, f'{arch.name}: build tests', failed)
+        if build_tests:
+            skip_after(results, f'{arch.name}: build tests', failed)
         skip_after(results, f'{arch.name}: initramfs', failed)
     else:
-        step(results, f'{arch.name}: build tests', checks.build_tests,
-             results, arch, record_pass=False)
+        if build_tests:
+            step(results, f'{arch.name}: build tests', checks.build_tests,
+                 results, arch, record_pass=False)
         ok, initrd = step(results, f'{arch.name}: initramfs',
                           initramfs.build_for, arch)
         failed = None if ok else f'{arch.name}: initramfs'
     broken = {}     # kernel name: the label of its failed build
-    for boot in arch.boots:
+    for boot in arch.boots if boots is None else boots:
         if failed:
             skip_after(results, f'{boot.name}: boot', failed)
             continue
@@ -213,30 +233,43 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None):
              kernels['series'], initrd, record_pass=False)
 
 
-def main(arch_names=None):
+def _packages(results, selected):
+    step(results, 'host packages installed with apt-get', deps.host_tools,
+         selected)
+
+
+def _tree(results):
+    """Make build/linux; return None, or the failed step's name."""
+    ok, _ = step(results, 'kernel tree: linux-source-6.12 + patches/',
+                 tree.ensure)
+    return None if ok else 'the kernel tree'
+
+
+def main(arch_names=None, optional_qemu=False):
     """make test: every step counted; the summary line always comes last."""
     start = time.time()
     selected = [arches.get(n) for n in (arch_names or arches.ARCH_NAMES)]
     results = Results()
     try:
-        _test(results, selected)
+        _test(results, selected, optional_qemu)
     except KeyboardInterrupt:
-        results.add('make test', FAIL, 'interrupted')
-        results.summary()
+        _interrupted(results, 'make test')
         return 130
     info(f'make test took {time.time() - start:.0f}s')
     return 0 if results.summary() else 1
 
 
-def _test(results, selected):
-    step(results, 'host packages installed with apt-get', deps.host_tools,
-         selected)
+def _interrupted(results, what):
+    results.add(what, FAIL, 'interrupted')
+    results.summary()
+
+
+def _test(results, selected, optional_qemu):
+    _packages(results, selected)
     info('the workbench\'s own unit tests (tests/workbench)')
     step(results, 'workbench unit tests', workbench_tests.run, results,
          record_pass=False)
-    ok, _ = step(results, 'kernel tree: linux-source-6.12 + patches/',
-                 tree.ensure)
-    tree_failed = None if ok else 'the kernel tree'
+    tree_failed = _tree(results)
     if tree_failed:
         skip_after(results, 'checkpatch --strict', tree_failed)
     else:
@@ -245,4 +278,71 @@ def _test(results, selected):
              record_pass=False)
     for i, arch in enumerate(selected):
         info(f'--- {arch.name} ---')
-        run_arch(results, arch, selfcheck=(i == 0), tree_failed=tree_failed)
+        run_arch(results, arch, selfcheck=(i == 0), tree_failed=tree_failed,
+                 optional_qemu=optional_qemu)
+
+
+def list_boots():
+    """What make check with no argument prints: every boot, by arch."""
+    print('make check BOOT=<name> runs one boot, make check ARCH=<arch> all '
+          'of an arch\'s;\nthe boots (see kpk/arches/<arch>.py):')
+    for arch in arches.all_arches():
+        print(f'\n{arch.name}:')
+        for boot in arch.boots:
+            runs = (['KUnit'] if boot.kunit else []) + list(boot.tests)
+            where = ("Debian's QEMU" if boot.qemu == 'debian' or
+                     not arch.patched_qemu else 'the QEMU from qemu/')
+            how = [f'-cpu {boot.cpu}'] + [f'-machine {o}'
+                                          for o in boot.machine_opts]
+            if boot.extra_cmdline:
+                how.append(f'kernel booted with {boot.extra_cmdline}')
+            if boot.kernel != 'series':
+                how.append('the kernel without the series')
+            print(f'  {boot.name:18} {", ".join(how)}; {where}; runs '
+                  f'{", ".join(runs)}')
+
+
+def find_boot(name):
+    """Return (arch, boot) for a boot's name, or raise Fatal listing them."""
+    for arch in arches.all_arches():
+        for boot in arch.boots:
+            if boot.name == name:
+                return arch, boot
+    known = ' '.join(b.name for a in arches.all_arches() for b in a.boots)
+    raise Fatal(f'no boot named {name}; the boots are: {known}')
+
+
+def check(boot_name=None, arch_names=None, optional_qemu=False):
+    """make check: rebuild what changed and run one boot, or one arch's.
+
+    With neither, list the boots.  The tree, the kernel and the initramfs
+    are brought up to date as make test does (the kernel build is
+    incremental); checkpatch, the unit tests and the build tests are left
+    to make test.
+    """
+    if not boot_name and not arch_names:
+        list_boots()
+        return 0
+    start = time.time()
+    if boot_name:
+        arch, boot = find_boot(boot_name)
+        if arch_names and arch.name not in arch_names:
+            raise Fatal(f'boot {boot_name} is an {arch.name} boot, not '
+                        f'{" ".join(arch_names)}')
+        plan = [(arch, (boot,))]
+    else:
+        plan = [(arches.get(n), None) for n in arch_names]
+    results = Results()
+    try:
+        _packages(results, [a for a, _ in plan])
+        tree_failed = _tree(results)
+        for arch, boots in plan:
+            info(f'--- {arch.name} ---')
+            run_arch(results, arch, tree_failed=tree_failed,
+                     optional_qemu=optional_qemu, boots=boots,
+                     build_tests=False)
+    except KeyboardInterrupt:
+        _interrupted(results, 'make check')
+        return 130
+    info(f'make check took {time.time() - start:.0f}s')
+    return 0 if results.summary() else 1

@@ -24,6 +24,7 @@ from kpk import arch as arches, build, checks, common, deps, initramfs, \
 from kpk.common import Fatal
 from kpk.results import FAIL, PASS, SKIP
 
+PATCHED_QEMU = '/nonexistent/qemu-system-aarch64'
 SUMMARY = re.compile(r'^(\d+) passed, (\d+) failed(, (\d+) skipped)?$')
 
 
@@ -62,7 +63,7 @@ class Harness(unittest.TestCase):
             (testrun, '_base_kernel', self.fake_base_kernel),
             (testrun, 'parse_ktap', self.fake_parse_ktap),
             (qemubuild, 'build', self.fake_qemu_build),
-            (qemu, 'probe', lambda arch, boot: None),
+            (qemu, 'probe', self.fake_probe),
             (qemu, 'version', lambda arch: 'QEMU (stand-in)'),
             (qemu, 'boot', self.fake_boot),
         )
@@ -95,7 +96,14 @@ class Harness(unittest.TestCase):
 
     def fake_qemu_build(self):
         self.qemu_builds += 1
-        return '/nonexistent/qemu-system-aarch64'
+        return PATCHED_QEMU
+
+    @staticmethod
+    def fake_probe(arch, boot):
+        """Only the QEMU from qemu/ has the poe property."""
+        if 'poe' in boot.cpu and arch.qemu_binary != PATCHED_QEMU:
+            return f'{arch.qemu_binary} has no CPU property poe'
+        return None
 
     def fake_boot(self, arch, boot, kernel, initrd, log, cmdline_extra='',
                   echo=False, timeout=None):
@@ -115,15 +123,16 @@ class Harness(unittest.TestCase):
         return qemu.BootResult(True, '', log, 1)
 
     # Running make test and reading what it printed.
-    def make_test(self, arch_names=None):
-        """Run testrun.main(); return (exit status, checks, printed lines)."""
+    def make_test(self, arch_names=None, run=None, **kw):
+        """Run testrun.main() (or @run); return (exit status, checks,
+        printed lines)."""
         out = io.StringIO()
         with contextlib.redirect_stdout(out), \
                 contextlib.redirect_stderr(io.StringIO()):
-            status = testrun.main(arch_names)
+            status = (run or testrun.main)(arch_names, **kw)
         lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
         self.last_lines = lines
-        return status, self.last_results, lines
+        return status, getattr(self, 'last_results', None), lines
 
     def run(self, result=None):
         # Keep the Results object main() makes, to read its checks.
@@ -326,6 +335,101 @@ class TestStepFailures(Harness):
             self.assertEqual(c.status, SKIP)
             self.assertIn('not run: x86_64: kernel build failed', c.reason)
         self.assert_summary_last(status, results, lines)
+
+
+class TestPoeQemu(Harness):
+    """The QEMU from qemu/ missing: a failure, or with the switch a skip."""
+
+    def setUp(self):
+        super().setUp()
+        self.fakes['build'].side_effect = qemubuild.Unavailable(
+            'could not fetch the qemu 1:10.2.2+ds-1 source package')
+        self.poe_boots = [b.name for b in arches.get('arm64').boots
+                          if 'poe' in b.cpu]
+        self.other_boots = [b.name for b in arches.get('arm64').boots
+                            if 'poe' not in b.cpu]
+        self.assertTrue(self.poe_boots and self.other_boots)
+
+    def test_missing_qemu_fails(self):
+        status, results, lines = self.make_test(['arm64'])
+        c = self.check(results, 'arm64: QEMU with FEAT_S1POE from qemu/')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('could not fetch', c.reason)
+        self.assertIn('make test POE_QEMU=optional', c.reason)
+        for boot in self.poe_boots:
+            c = self.check(results, f'{boot}: boot')
+            self.assertEqual(c.status, SKIP)
+            self.assertIn('not run: arm64: QEMU with FEAT_S1POE from qemu/ '
+                          'failed', c.reason)
+        # The boots on Debian's QEMU do not need it.
+        self.assertEqual(self.booted, self.other_boots)
+        self.assert_summary_last(status, results, lines)
+
+    def test_built_qemu_does_not_run(self):
+        """A QEMU that was built but does not run is a failure too."""
+        self.fakes['build'].side_effect = self.fake_qemu_build
+        self.fakes['version'].side_effect = Fatal(
+            f'cannot run {PATCHED_QEMU}: Permission denied')
+        status, results, lines = self.make_test(['arm64'])
+        c = self.check(results, 'arm64: QEMU with FEAT_S1POE from qemu/')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('Permission denied', c.reason)
+        self.assert_summary_last(status, results, lines)
+
+    def test_missing_qemu_optional(self):
+        status, results, lines = self.make_test(['arm64'],
+                                                optional_qemu=True)
+        c = self.check(results, 'arm64: QEMU with FEAT_S1POE from qemu/')
+        self.assertEqual(c.status, SKIP)
+        self.assertIn('could not fetch', c.reason)
+        self.assertIn('POE_QEMU=optional', c.reason)
+        for boot in self.poe_boots:
+            c = self.check(results, f'{boot}: boot')
+            self.assertEqual(c.status, SKIP)
+            self.assertIn('POE_QEMU=optional', c.reason)
+        self.assertEqual(self.booted, self.other_boots)
+        self.assertEqual(status, 0)
+        self.assertTrue(SUMMARY.match(lines[-1]), lines[-1])
+
+
+class TestCheck(Harness):
+    """make check: one boot, or one arch's, with the same summary line."""
+
+    def test_one_boot(self):
+        status, results, lines = self.make_test(
+            None, run=lambda arch_names: testrun.check('x86_64-pti'))
+        self.assertEqual(status, 0)
+        self.assertEqual(self.booted, ['x86_64-pti'])
+        self.assertEqual(self.compiled, ['x86_64'])
+        self.fakes['checkpatch'].assert_not_called()
+        self.fakes['build_tests'].assert_not_called()
+        self.assertTrue(SUMMARY.match(lines[-1]), lines[-1])
+
+    def test_one_arch(self):
+        status, results, lines = self.make_test(
+            None, run=lambda arch_names: testrun.check(None, ['arm64']))
+        self.assertEqual(status, 0)
+        self.assertEqual(self.booted, self.boots_of('arm64'))
+        self.assertEqual(self.compiled, ['arm64'])
+        self.assertTrue(SUMMARY.match(lines[-1]), lines[-1])
+
+    def test_a_failing_boot(self):
+        self.fail_boot = 'arm64-el2'
+        status, results, lines = self.make_test(
+            None, run=lambda arch_names: testrun.check('arm64-el2'))
+        self.assertEqual(self.check(results, 'arm64-el2: boot').status, FAIL)
+        self.assert_summary_last(status, results, lines)
+
+    def test_list_and_unknown(self):
+        status, _, lines = self.make_test(
+            None, run=lambda arch_names: testrun.check())
+        self.assertEqual(status, 0)
+        listed = [ln.split()[0] for ln in lines if ln.startswith('  ')]
+        self.assertEqual(listed, self.boots_of('x86_64') +
+                         self.boots_of('arm64'))
+        self.assertEqual(self.booted, [])
+        with self.assertRaisesRegex(Fatal, 'no boot named nosuch'):
+            testrun.check('nosuch')
 
 
 # The real functions, for the cases that use them with their inputs faked.
