@@ -79,18 +79,18 @@ def cached_binary():
 
 # -- fetching, with a private apt configuration ---------------------------
 
-def _archives():
-    """[(URI, Signed-By)] of the host's Debian archive entries.
+# The only key the private lists trust, whatever the host's entries say:
+# the archive's own, from debian-archive-keyring.
+DEBIAN_KEY = '/usr/share/keyrings/debian-archive-keyring.gpg'
+APT_SOURCES = '/etc/apt'
 
-    Every entry for the host's release counts (a mirror, a snapshot), in
-    the order the apt sources give them; the security archive does not
-    carry the release's suites and is left out.
-    """
+
+def _host_entries(etc=None):
+    """(types, uris, suites, signed-by) of each entry of the host's sources."""
+    etc = etc or APT_SOURCES
     entries = []
-    for path in glob.glob('/etc/apt/sources.list.d/*.sources') + \
-            ['/etc/apt/debian.sources']:
-        if not os.path.exists(path):
-            continue
+    for path in sorted(glob.glob(os.path.join(etc, 'sources.list.d',
+                                              '*.sources'))):
         with open(path) as f:
             for stanza in f.read().split('\n\n'):
                 fields = {}
@@ -102,8 +102,8 @@ def _archives():
                                 fields.get('uris', ''),
                                 fields.get('suites', ''),
                                 fields.get('signed-by', '')))
-    for path in ['/etc/apt/sources.list'] + \
-            glob.glob('/etc/apt/sources.list.d/*.list'):
+    for path in [os.path.join(etc, 'sources.list')] + sorted(glob.glob(
+            os.path.join(etc, 'sources.list.d', '*.list'))):
         if not os.path.exists(path):
             continue
         with open(path) as f:
@@ -114,16 +114,31 @@ def _archives():
                     sb = re.search(r'signed-by=(\S+?)[\s\]]', opts)
                     entries.append(('deb', m.group(2), m.group(3),
                                     sb.group(1) if sb else ''))
+    return entries
+
+
+def _archives(etc=None):
+    """The URIs of the Debian archives the host's apt sources name.
+
+    An entry counts if it is Debian's (signed by the archive key, or by
+    nothing named) and carries the host's release or one of the suites the
+    source is looked for in (a snapshot of sid, say); the order is the
+    sources' own.  Other archives (Docker's, a vendor's) are left out:
+    they do not carry Debian's sources, and the private lists trust only
+    the archive key.
+    """
     codename = run(['sh', '-c', '. /etc/os-release; echo $VERSION_CODENAME'],
                    quiet=True).stdout.strip()
+    wanted = {codename} | set(SOURCE_SUITES) | {'unstable'}
     found = []
-    for types, uris, suites, signed in entries:
-        if 'deb' in types.split() and codename in suites.split():
-            for uri in uris.split():
-                item = (uri, signed or '/usr/share/keyrings/'
-                        'debian-archive-keyring.gpg')
-                if item not in found:
-                    found.append(item)
+    for types, uris, suites, signed in _host_entries(etc):
+        if 'deb' not in types.split() or signed not in ('', DEBIAN_KEY):
+            continue
+        if not wanted & set(suites.split()):
+            continue
+        for uri in uris.split():
+            if uri.rstrip('/') not in found:
+                found.append(uri.rstrip('/'))
     if not found:
         raise Unavailable('no Debian archive in the host\'s apt sources to '
                           'fetch the qemu source package from')
@@ -138,46 +153,74 @@ def _apt_options(apt_dir):
             '-o', 'APT::Sandbox::User=root']
 
 
+def _apt_get(opts, *args, **kw):
+    """apt-get with the private lists, its messages in English (parsed)."""
+    env = dict(os.environ, LC_ALL='C.UTF-8', LANGUAGE='')
+    return run(['apt-get'] + opts + list(args), check=False, quiet=True,
+               env=env, **kw)
+
+
 # apt refuses lists whose Release file is past its Valid-Until date, as a
 # frozen mirror or a snapshot serves them; their signatures still check.
-EXPIRED = re.compile(r'^E: Release file for (\S+) is expired', re.M)
-ACCEPT_EXPIRED = ('-o', 'Acquire::Check-Valid-Until=false')
+EXPIRED = re.compile(r"^E: Release file for (\S+)/dists/(\S+)/InRelease is "
+                     r"expired", re.M)
+# A suite that one archive (a snapshot, a partial mirror) does not have.
+NO_RELEASE = re.compile(r"^E: The repository '(\S+) (\S+) Release' does not "
+                        r"have a Release file", re.M)
 
 
 def _private_apt(suites):
     """Private apt lists: deb-src for @suites, and what fetch() downloads.
 
-    Returns the apt-get options that use them.  Lists refused only for
-    being past their Valid-Until date are accepted on a second try, with
-    their signatures checked as before.
+    Returns the apt-get options that use them.  An entry refused only for
+    being past its Valid-Until date gets check-valid-until=no, that entry
+    alone, on a second try (its signature is checked as before); a suite an
+    archive lacks is left out for that archive.
     """
     archives = _archives()
     apt_dir = os.path.join(CACHE, 'apt')
     for sub in ('parts', 'lists/partial', 'cache/archives/partial'):
         ensure_dir(os.path.join(apt_dir, sub))
-    with open(os.path.join(apt_dir, 'sources.list'), 'w') as f:
-        for uri, signed in archives:
-            for suite in suites:
-                f.write(f'deb-src [signed-by={signed}] {uri} {suite} main\n')
-        uri, signed = archives[0]
-        for suite in sorted({KEYRING[1], MESON[1]}):
-            f.write(f'deb [signed-by={signed}] {uri} {suite} main\n')
     opts = _apt_options(apt_dir)
-    where = ', '.join(uri for uri, _ in archives)
+    expired, missing = set(), set()
+    where = ', '.join(archives)
     info(f'apt-get update (private lists: sources of {" ".join(suites)}; '
          f'{KEYRING[1]}, {MESON[1]}; from {where})')
-    res = run(['apt-get'] + opts + ['update', '-qq'], check=False, quiet=True)
-    expired = EXPIRED.findall(res.stdout)
-    if res.returncode != 0 and expired:
-        info(f'apt-get: {", ".join(expired)} past Valid-Until (a frozen '
-             'mirror or a snapshot): accepting them, signatures checked')
-        opts += list(ACCEPT_EXPIRED)
-        res = run(['apt-get'] + opts + ['update', '-qq'], check=False,
-                  quiet=True)
-    if res.returncode != 0:
-        raise Unavailable(f'apt-get update of the private lists failed: '
-                          f'{res.stdout.strip()[-500:]}')
-    return opts
+    for _ in range(3):
+        with open(os.path.join(apt_dir, 'sources.list'), 'w') as f:
+            # Binary packages (the keyring, meson) from the first archive
+            # that has their suite.
+            binary = [('deb', next(uri for uri in archives + [None]
+                                   if (uri, suite) not in missing), suite)
+                      for suite in sorted({KEYRING[1], MESON[1]})]
+            for kind, uri, suite in (
+                    [('deb-src', uri, suite) for uri in archives
+                     for suite in suites] + binary):
+                if uri is None or (uri, suite) in missing:
+                    continue
+                extra = (' check-valid-until=no' if (uri, suite) in expired
+                         else '')
+                f.write(f'{kind} [signed-by={DEBIAN_KEY}{extra}] {uri} '
+                        f'{suite} main\n')
+        res = _apt_get(opts, 'update', '-qq')
+        if res.returncode == 0:
+            return opts
+        now_expired = {(u.rstrip('/'), s)
+                       for u, s in EXPIRED.findall(res.stdout)} - expired
+        now_missing = {(u.rstrip('/'), s)
+                       for u, s in NO_RELEASE.findall(res.stdout)} - missing
+        if not now_expired and not now_missing:
+            break
+        for uri, suite in sorted(now_expired):
+            info(f'apt-get: {uri} {suite} is past its Valid-Until date (a '
+                 'frozen mirror or a snapshot): accepting it, signature '
+                 'checked')
+        for uri, suite in sorted(now_missing):
+            info(f'apt-get: {uri} has no {suite}: leaving it out')
+        expired |= now_expired
+        missing |= now_missing
+    raise Unavailable(f'apt-get update of the private lists failed: '
+                      f'{_apt_errors(res.stdout)}')
 
 
 # Where the pinned source version may still be published, in order: a
@@ -194,38 +237,44 @@ def _apt_errors(output):
 
 
 def _download(opts, dest, what, *args):
-    ensure_dir(dest)
-    res = run(['apt-get'] + opts + list(args), check=False, quiet=True,
-              cwd=dest)
+    res = _apt_get(opts, *args, cwd=ensure_dir(dest))
     if res.returncode != 0:
         raise Unavailable(f'could not fetch {what} with apt-get: '
                           + _apt_errors(res.stdout))
+
+
+def _published(opts, package):
+    """The versions of @package's source the private lists offer."""
+    env = dict(os.environ, LC_ALL='C.UTF-8', LANGUAGE='')
+    res = run(['apt-cache'] + opts + ['showsrc', package], check=False,
+              quiet=True, env=env)
+    return sorted(set(re.findall(r'^Version: (\S+)$', res.stdout, re.M)))
 
 
 def _fetch_source(package, version, dest):
     """apt-get source the pinned version from the first suite that has it.
 
     Returns the apt options used.  A version no suite carries any more is
-    an error that says how to move the pin.
+    an error that names the versions there are and how to move the pin.
     """
     for n in range(1, len(SOURCE_SUITES) + 1):
         opts = _private_apt(SOURCE_SUITES[:n])
         info(f'apt-get source --download-only {package}={version}')
-        res = run(['apt-get'] + opts + ['source', '--download-only',
-                                        f'{package}={version}'],
-                  check=False, quiet=True, cwd=ensure_dir(dest))
+        res = _apt_get(opts, 'source', '--download-only',
+                       f'{package}={version}', cwd=ensure_dir(dest))
         if res.returncode == 0:
             return opts
         if not NOT_FOUND.search(res.stdout):
             raise Unavailable(f'could not fetch the {package} {version} '
                               'source package with apt-get: '
                               + _apt_errors(res.stdout))
-    where = ', '.join(uri for uri, _ in _archives())
+    there = ', '.join(_published(opts, package)) or 'none'
     raise Unavailable(
         f'{package} {version}, the version qemu/series pins, is no longer '
-        f'published in {", ".join(SOURCE_SUITES)} at {where}. Move the pin '
-        f'to a version apt can fetch (apt-cache showsrc {package}) and '
-        'rebase qemu/ onto it: README.md, "Moving the QEMU pin"')
+        f'published in {", ".join(SOURCE_SUITES)} at '
+        f'{", ".join(_archives())} (versions there now: {there}). Move the '
+        'pin to one of them and rebase qemu/ onto it: README.md, "Moving '
+        'the QEMU pin"')
 
 
 def fetch():
@@ -309,16 +358,26 @@ def ensure_tree(dsc):
         env=dict(os.environ, DEB_BUILD_OPTIONS=''))
     run(['rm', '-rf', os.path.join(SRC, '.pc')])  # quilt's bookkeeping
     _git('init', '-q')
+    # For the commits a developer makes there by hand (git am, rebases).
+    _git('config', 'user.name', IDENTITY['GIT_COMMITTER_NAME'])
+    _git('config', 'user.email', IDENTITY['GIT_COMMITTER_EMAIL'])
     _git('add', '-A', '-f')
     _git('commit', '-q', '-m', f'{package} {version} (Debian source)')
     _git('tag', BASE_TAG)
+    # Until the patches are in, the stamp says so: a make qemu that finds
+    # the tree as it was unpacks it again, and one that finds commits a
+    # developer made on it (rebasing qemu/ by hand) leaves them alone.
+    with open(_stamp(), 'w') as f:
+        f.write(f'{want}-unpatched '
+                f'{_git("rev-parse", "HEAD", quiet=True).stdout.strip()}\n')
     if names:
         paths = [os.path.join(PATCH_DIR, n) for n in names]
         res = _git('am', '-q', '--committer-date-is-author-date', *paths,
                    check=False, quiet=True)
         if res.returncode != 0:
             _git('am', '--abort', check=False, quiet=True)
-            raise Fatal(f'qemu/ patches do not apply to {package} {version}:'
+            raise Fatal(f'qemu/ patches do not apply to {package} {version}'
+                        f' (README.md, "Moving the QEMU pin"):'
                         f'\n{res.stdout.strip()[-800:]}')
     head = _git('rev-parse', 'HEAD', quiet=True).stdout.strip()
     with open(_stamp(), 'w') as f:

@@ -153,7 +153,8 @@ def patched_qemu(results, arch, optional=False):
                     'without it)')
         return arch, f'it is unavailable ({OPTIONAL_QEMU} was given)'
     results.add(label, FAIL, f'{why}\n(to go on without it and skip the '
-                f'boots that need it: make test {OPTIONAL_QEMU})')
+                f'boots that need it: make test or make check '
+                f'{OPTIONAL_QEMU})')
     return arch, f'not run: {label} failed'
 
 
@@ -177,7 +178,9 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None,
     """
     no_qemu = None
     debian = arch
-    if arch.patched_qemu:
+    boots = arch.boots if boots is None else boots
+    # Only if a boot to run uses it (make check may run a Debian-QEMU one).
+    if arch.patched_qemu and any(b.qemu != 'debian' for b in boots):
         arch, no_qemu = patched_qemu(results, arch, optional_qemu)
     # The label of the first failed step the boots depend on, if any.
     failed = tree_failed
@@ -206,7 +209,7 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None,
                           initramfs.build_for, arch)
         failed = None if ok else f'{arch.name}: initramfs'
     broken = {}     # kernel name: the label of its failed build
-    for boot in arch.boots if boots is None else boots:
+    for boot in boots:
         if failed:
             skip_after(results, f'{boot.name}: boot', failed)
             continue

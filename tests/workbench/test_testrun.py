@@ -355,7 +355,7 @@ class TestPoeQemu(Harness):
         c = self.check(results, 'arm64: QEMU with FEAT_S1POE from qemu/')
         self.assertEqual(c.status, FAIL)
         self.assertIn('could not fetch', c.reason)
-        self.assertIn('make test POE_QEMU=optional', c.reason)
+        self.assertIn('make test or make check POE_QEMU=optional', c.reason)
         for boot in self.poe_boots:
             c = self.check(results, f'{boot}: boot')
             self.assertEqual(c.status, SKIP)
@@ -419,6 +419,15 @@ class TestCheck(Harness):
             None, run=lambda arch_names: testrun.check('arm64-el2'))
         self.assertEqual(self.check(results, 'arm64-el2: boot').status, FAIL)
         self.assert_summary_last(status, results, lines)
+
+    def test_debian_qemu_boot_needs_no_patched_qemu(self):
+        self.fakes['build'].side_effect = qemubuild.Unavailable('no source')
+        status, results, lines = self.make_test(
+            None, run=lambda arch_names: testrun.check('arm64-debian-qemu'))
+        self.assertEqual(status, 0)
+        self.assertEqual(self.qemu_builds, 0)
+        self.fakes['build'].assert_not_called()
+        self.assertEqual(self.booted, ['arm64-debian-qemu'])
 
     def test_list_and_unknown(self):
         status, _, lines = self.make_test(
