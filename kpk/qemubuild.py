@@ -98,6 +98,8 @@ def _host_entries(etc=None):
                     m = re.match(r'([A-Za-z-]+):\s*(.*)', line)
                     if m:
                         fields[m.group(1).lower()] = m.group(2).strip()
+                if fields.get('enabled', 'yes').lower() == 'no':
+                    continue
                 entries.append((fields.get('types', ''),
                                 fields.get('uris', ''),
                                 fields.get('suites', ''),
@@ -186,7 +188,9 @@ def _private_apt(suites):
     where = ', '.join(archives)
     info(f'apt-get update (private lists: sources of {" ".join(suites)}; '
          f'{KEYRING[1]}, {MESON[1]}; from {where})')
-    for _ in range(3):
+    # Each round leaves out or exempts what the last one named; the
+    # number of entries bounds the rounds.
+    while True:
         with open(os.path.join(apt_dir, 'sources.list'), 'w') as f:
             # Binary packages (the keyring, meson) from the first archive
             # that has their suite.
@@ -202,7 +206,9 @@ def _private_apt(suites):
                          else '')
                 f.write(f'{kind} [signed-by={DEBIAN_KEY}{extra}] {uri} '
                         f'{suite} main\n')
-        res = _apt_get(opts, 'update', '-qq')
+        # A mirror that cannot be reached is an error, not a warning that
+        # would make every suite look as if it lacked the version.
+        res = _apt_get(opts, 'update', '-qq', '--error-on=any')
         if res.returncode == 0:
             return opts
         now_expired = {(u.rstrip('/'), s)
@@ -348,6 +354,13 @@ def ensure_tree(dsc):
         if have[1:] != [head]:
             raise Fatal(f'{SRC} has commits that are not in qemu/: run make '
                         f'qemu-export, or remove {SRC}')
+        busy = os.path.exists(os.path.join(SRC, '.git', 'rebase-apply')) or \
+            _git('status', '--porcelain', '--untracked-files=no',
+                 quiet=True).stdout.strip()
+        if busy:
+            raise Fatal(f'{SRC} has changes not committed, or a git am in '
+                        'progress: finish them (git am --continue) and run '
+                        f'make qemu-export, or remove {SRC}')
     (package, version), names = read_series()
     info(f'unpacking {package} {version} into {os.path.relpath(SRC, ROOT)}')
     run(['rm', '-rf', SRC])

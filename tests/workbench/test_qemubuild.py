@@ -35,9 +35,9 @@ class TestFetchSource(unittest.TestCase):
         self.snapshot = None      # an archive that has sid only
         for name, value in (('CACHE', self.cache),
                             ('_archives', mock.Mock(
-                                side_effect=lambda: [MIRROR] + (
-                                    [self.snapshot] if self.snapshot
-                                    else []))),
+                                side_effect=lambda: ([self.snapshot] if
+                                                     self.snapshot else [])
+                                + [MIRROR])),
                             ('run', mock.Mock(side_effect=self.apt_get))):
             patcher = mock.patch.object(qemubuild, name, value)
             patcher.start()
@@ -106,12 +106,16 @@ class TestFetchSource(unittest.TestCase):
         self.assertEqual(self.suites(), ['sid', 'experimental'])
 
     def test_archive_without_a_suite(self):
-        """A snapshot of sid is asked for sid only, and meson elsewhere."""
+        """A snapshot of sid, listed first, is asked for sid only; meson
+        comes from the next archive."""
         self.snapshot = 'http://snapshot.example/archive/debian/20251101'
         self.found_in = 'experimental'
         qemubuild._fetch_source('qemu', '1:10.2.2+ds-1', self.cache)
         snap = [ln for ln in self.sources() if self.snapshot in ln]
-        self.assertEqual([ln.split()[-2] for ln in snap], ['sid'])
+        self.assertEqual(sorted(ln.split()[-2] for ln in snap),
+                         ['sid', 'sid'])     # deb-src, and the keyring's
+        self.assertIn(f'deb [signed-by={qemubuild.DEBIAN_KEY}] {MIRROR} '
+                      f'{qemubuild.MESON[1]} main', self.sources())
 
     def test_version_gone(self):
         with self.assertRaises(qemubuild.Unavailable) as cm:
@@ -161,3 +165,29 @@ class TestArchives(unittest.TestCase):
             self.assertEqual(qemubuild._archives(etc), [
                 'http://deb.debian.org/debian',
                 'http://snapshot.debian.org/archive/debian/20251101T000000Z'])
+
+
+class TestEnsureTree(unittest.TestCase):
+    """A QEMU tree with work in progress is never unpacked over."""
+
+    def test_work_in_progress_kept(self):
+        src = tempfile.mkdtemp(prefix='kpk-qemu-src-')
+        self.addCleanup(shutil.rmtree, src, ignore_errors=True)
+        with mock.patch.object(qemubuild, 'SRC', src), \
+                mock.patch.object(qemubuild, 'key', return_value='K'):
+            with open(os.path.join(src, 'target.c'), 'w') as f:
+                f.write('base\n')
+            qemubuild._git('init', '-q')
+            qemubuild._git('add', '-A')
+            qemubuild._git('commit', '-q', '-m', 'base')
+            head = qemubuild._git('rev-parse', 'HEAD',
+                                  quiet=True).stdout.strip()
+            # A make qemu whose patches did not apply, then a fix begun.
+            with open(qemubuild._stamp(), 'w') as f:
+                f.write(f'K-unpatched {head}\n')
+            with open(os.path.join(src, 'target.c'), 'w') as f:
+                f.write('half a fix\n')
+            with self.assertRaisesRegex(qemubuild.Fatal, 'not committed'):
+                qemubuild.ensure_tree('/nonexistent.dsc')
+            with open(os.path.join(src, 'target.c')) as f:
+                self.assertEqual(f.read(), 'half a fix\n')
