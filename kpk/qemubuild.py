@@ -155,10 +155,11 @@ def _apt_options(apt_dir):
             '-o', 'APT::Sandbox::User=root']
 
 
-def _apt_get(opts, *args, **kw):
-    """apt-get with the private lists, its messages in English (parsed)."""
+def _apt_get(opts, *args, tool='apt-get', **kw):
+    """apt-get (or @tool) with the private lists, its messages in English
+    (they are parsed)."""
     env = dict(os.environ, LC_ALL='C.UTF-8', LANGUAGE='')
-    return run(['apt-get'] + opts + list(args), check=False, quiet=True,
+    return run([tool] + opts + list(args), check=False, quiet=True,
                env=env, **kw)
 
 
@@ -251,9 +252,7 @@ def _download(opts, dest, what, *args):
 
 def _published(opts, package):
     """The versions of @package's source the private lists offer."""
-    env = dict(os.environ, LC_ALL='C.UTF-8', LANGUAGE='')
-    res = run(['apt-cache'] + opts + ['showsrc', package], check=False,
-              quiet=True, env=env)
+    res = _apt_get(opts, 'showsrc', package, tool='apt-cache')
     return sorted(set(re.findall(r'^Version: (\S+)$', res.stdout, re.M)))
 
 

@@ -27,13 +27,17 @@ def step(results, label, fn, *args, record_pass=True, **kw):
         results.add(label, FAIL, str(e))
         return False, None
     except Exception as e:  # pylint: disable=broad-except
-        traceback.print_exc()
-        results.add(label, FAIL, f'{type(e).__name__}: {e} (a bug in kpk; '
-                    'traceback above)')
+        results.add(label, FAIL, _bug(e))
         return False, None
     if record_pass:
         results.add(label, PASS)
     return True, value
+
+
+def _bug(e):
+    """Print the traceback of @e, a bug in the workbench; return why."""
+    traceback.print_exc()
+    return f'{type(e).__name__}: {e} (a bug in kpk; traceback above)'
 
 
 def skip_after(results, label, failed):
@@ -143,8 +147,7 @@ def patched_qemu(results, arch, optional=False):
     except Fatal as e:
         why = str(e)
     except Exception as e:  # pylint: disable=broad-except
-        traceback.print_exc()
-        why = f'{type(e).__name__}: {e} (a bug in kpk; traceback above)'
+        why = _bug(e)
     else:
         results.add(f'{label} ({version})', PASS)
         return built, None
