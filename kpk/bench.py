@@ -59,7 +59,11 @@ OPS = (
 # Counters of /sys/kernel/debug/kpkeys/stats shown per operation.
 COUNTERS = (
     ('pkey_reg_writes', 'reg writes'),
-    ('exception_reg_writes', 'of which exceptions'),
+    ('reg_writes_level', 'of which levels'),
+    ('reg_writes_context_switch', 'switches'),
+    ('reg_writes_exception_entry', 'exc. entries'),
+    ('reg_writes_exception_exit', 'exc. returns'),
+    ('level_found_raised', 'guards in force'),
     ('set_memory_pkey', 'set_memory_pkey'),
     ('tlb_flush_ipis', 'TLB IPIs'),
     ('direct_map_splits', 'splits'),
@@ -168,7 +172,8 @@ def summarize(off, on):
         for key, _ in COUNTERS:
             row[key] = per_op(b, key)
         own = [dict(ops=r['ops'], n=r['pkey_reg_writes'] -
-                    r.get('exception_reg_writes', 0))
+                    r.get('reg_writes_exception_entry', 0) -
+                    r.get('reg_writes_exception_exit', 0))
                for r in b if 'pkey_reg_writes' in r]
         row['own_reg_writes'] = per_op(own, 'n')
         rows.append(row)
@@ -283,7 +288,7 @@ def markdown(result):
             cells = [r['what'], fmt(r.get('off_us')), fmt(r.get('on_us')),
                      ('~' if r.get('noise') else '') + fmt(r.get('ratio')),
                      sp]
-            cells += [fmt(r[k], 3) for k, _ in COUNTERS]
+            cells += [fmt(r.get(k), 3) for k, _ in COUNTERS]
             out.append('| ' + ' | '.join(cells) + ' |')
         out += ['', '| direct map (kB) | off, boot | off, after | on, boot | '
                 'on, after |', '|---|---:|---:|---:|---:|']
@@ -431,7 +436,7 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
     if not magic or magic[0] != release:
         raise Fatal(f'{module} was not built for this kernel ({release})')
     with open(os.path.join(out, '.config')) as f:
-        stats = 'CONFIG_KPKEYS_STATS=y' in f.read().split('\n')
+        stats = 'CONFIG_KPKEYS_HARDENED_PGTABLES_STATS=y' in f.read().split('\n')
     initrd = initramfs.build_for(arch, kout=out, extra=[module],
                                  name=f'{arch.name}-bench', kselftests=False)
     # The guest's TSC rate (x86), measured once for every boot of the run:
@@ -563,7 +568,7 @@ def report(name):
 
 
 # Bumped when what the results mean changes: older files are not mixed in.
-SCHEMA = 2
+SCHEMA = 3
 
 
 def main(arch_names, name=None, rev=None, runs=7, loops=20000,

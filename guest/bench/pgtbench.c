@@ -26,6 +26,7 @@
 #define AREA		(64 * MB)
 #define HPAGE		(2 * MB)
 #define STATS		"/sys/kernel/debug/kpkeys/stats"
+#define STATS_PER_CPU	"/sys/kernel/debug/kpkeys/stats_per_cpu"
 #define MAX_STATS	32
 #define MAX_CPUS	8
 
@@ -62,16 +63,20 @@ static int read_file(const char *path, char *buf, int len)
 	return got;
 }
 
-/* "name value" lines; a kernel without counters has no file: no stats. */
-static void read_stats(struct stats *s)
+/*
+ * Parse "name value ..." lines of @path into @s: the name, then the first
+ * value into val[] (@per_cpu false) or every value into cpu[] (@per_cpu
+ * true). Returns the number of lines, 0 if there is no such file.
+ */
+static int parse_stats(const char *path, struct stats *s, int per_cpu)
 {
-	static char buf[4096];
+	static char buf[8192];
 	char *p = buf;
+	int nr = 0;
 
-	s->nr = 0;
-	if (read_file(STATS, buf, sizeof(buf)) <= 0)
-		return;
-	while (*p && s->nr < MAX_STATS) {
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	while (*p && nr < MAX_STATS) {
 		int i = 0;
 
 		while (*p == ' ' || *p == '\n')
@@ -79,17 +84,33 @@ static void read_stats(struct stats *s)
 		if (!*p)
 			break;
 		while (*p && *p != ' ' && i < 39)
-			s->name[s->nr][i++] = *p++;
-		s->name[s->nr][i] = 0;
-		while (*p == ' ')
-			p++;
-		s->val[s->nr] = strtoul(p, &p, 10);
-		for (i = 0; i < MAX_CPUS && *p == ' '; i++)
-			s->cpu[s->nr][i] = strtoul(p + 1, &p, 10);
+			s->name[nr][i++] = *p++;
+		s->name[nr][i] = 0;
+		if (per_cpu) {
+			for (i = 0; i < MAX_CPUS && *p == ' '; i++)
+				s->cpu[nr][i] = strtoul(p + 1, &p, 10);
+		} else {
+			while (*p == ' ')
+				p++;
+			s->val[nr] = strtoul(p, &p, 10);
+		}
 		while (*p && *p != '\n')
 			p++;
-		s->nr++;
+		nr++;
 	}
+	return nr;
+}
+
+/*
+ * The counters, summed (STATS) and per CPU (STATS_PER_CPU, the same
+ * counters in the same order); a kernel without counters has neither
+ * file: no stats.
+ */
+static void read_stats(struct stats *s)
+{
+	s->nr = parse_stats(STATS, s, 0);
+	if (s->nr && parse_stats(STATS_PER_CPU, s, 1) != s->nr)
+		die("the two kpkeys counter files disagree");
 }
 
 /* Interrupts taken so far: the sum of every number in /proc/interrupts. */
