@@ -63,8 +63,10 @@ COUNTERS = (
     ('reg_writes_context_switch', 'switches'),
     ('reg_writes_exception_entry', 'exc. entries'),
     ('reg_writes_exception_exit', 'exc. returns'),
-    ('level_found_raised', 'guards in force'),
+    ('level_found_raised', 'level found raised'),
     ('set_memory_pkey', 'set_memory_pkey'),
+    ('set_memory_pkey_pages', 'pages keyed'),
+    ('tlb_flushes', 'TLB flushes'),
     ('tlb_flush_ipis', 'TLB IPIs'),
     ('direct_map_splits', 'splits'),
 )
@@ -171,9 +173,11 @@ def summarize(off, on):
                 abs(row['ratio'] - 1) * 100 <= worst
         for key, _ in COUNTERS:
             row[key] = per_op(b, key)
-        own = [dict(ops=r['ops'], n=r['pkey_reg_writes'] -
-                    r.get('reg_writes_exception_entry', 0) -
-                    r.get('reg_writes_exception_exit', 0))
+        # An operation's own writes: its level changes, where the kernel
+        # counts them by cause; else all but the exceptions'.
+        own = [dict(ops=r['ops'], n=r['reg_writes_level']
+                    if 'reg_writes_level' in r else r['pkey_reg_writes'] -
+                    r.get('exception_reg_writes', 0))
                for r in b if 'pkey_reg_writes' in r]
         row['own_reg_writes'] = per_op(own, 'n')
         rows.append(row)

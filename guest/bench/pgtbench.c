@@ -12,9 +12,9 @@
  * COUNTER=DELTA is how much a line of /sys/kernel/debug/kpkeys/stats
  * grew meanwhile (kpkeys event counters, summed over CPUs; none on a
  * kernel without them). The page-fault benchmarks run pinned to CPU 0
- * and count that CPU's events only (the line then says cpu=0), so that
- * what the other CPU does meanwhile is not charged to the faults. The
- * host takes medians and divides by N.
+ * and count that CPU's events only, from .../kpkeys/stats_per_cpu (the
+ * line then says cpu=0), so that what the other CPU does meanwhile is
+ * not charged to the faults. The host takes medians and divides by N.
  *
  * Built against the kernel tree's nolibc, like the guest tests.
  */
@@ -64,19 +64,24 @@ static int read_file(const char *path, char *buf, int len)
 }
 
 /*
- * Parse "name value ..." lines of @path into @s: the name, then the first
- * value into val[] (@per_cpu false) or every value into cpu[] (@per_cpu
- * true). Returns the number of lines, 0 if there is no such file.
+ * The counters: "name value" lines of STATS, each value summed over CPUs,
+ * or, for a run pinned to a CPU, "name value-on-CPU0 value-on-CPU1 ..."
+ * lines of STATS_PER_CPU, read into cpu[]. A kernel without counters has
+ * neither file: no stats.
  */
-static int parse_stats(const char *path, struct stats *s, int per_cpu)
+static void read_stats(struct stats *s)
 {
-	static char buf[8192];
+	static char buf[16384];
+	int per_cpu = pinned >= 0, got;
 	char *p = buf;
-	int nr = 0;
 
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	while (*p && nr < MAX_STATS) {
+	s->nr = 0;
+	got = read_file(per_cpu ? STATS_PER_CPU : STATS, buf, sizeof(buf));
+	if (got <= 0)
+		return;
+	if (got >= (int)sizeof(buf) - 1)
+		die("the kpkeys counters do not fit the buffer");
+	while (*p && s->nr < MAX_STATS) {
 		int i = 0;
 
 		while (*p == ' ' || *p == '\n')
@@ -84,33 +89,22 @@ static int parse_stats(const char *path, struct stats *s, int per_cpu)
 		if (!*p)
 			break;
 		while (*p && *p != ' ' && i < 39)
-			s->name[nr][i++] = *p++;
-		s->name[nr][i] = 0;
+			s->name[s->nr][i++] = *p++;
+		s->name[s->nr][i] = 0;
 		if (per_cpu) {
 			for (i = 0; i < MAX_CPUS && *p == ' '; i++)
-				s->cpu[nr][i] = strtoul(p + 1, &p, 10);
+				s->cpu[s->nr][i] = strtoul(p + 1, &p, 10);
+			if (pinned >= i)
+				die("no counters for the pinned CPU");
 		} else {
 			while (*p == ' ')
 				p++;
-			s->val[nr] = strtoul(p, &p, 10);
+			s->val[s->nr] = strtoul(p, &p, 10);
 		}
 		while (*p && *p != '\n')
 			p++;
-		nr++;
+		s->nr++;
 	}
-	return nr;
-}
-
-/*
- * The counters, summed (STATS) and per CPU (STATS_PER_CPU, the same
- * counters in the same order); a kernel without counters has neither
- * file: no stats.
- */
-static void read_stats(struct stats *s)
-{
-	s->nr = parse_stats(STATS, s, 0);
-	if (s->nr && parse_stats(STATS_PER_CPU, s, 1) != s->nr)
-		die("the two kpkeys counter files disagree");
 }
 
 /* Interrupts taken so far: the sum of every number in /proc/interrupts. */
