@@ -144,6 +144,12 @@ def per_op(runs, key):
     return statistics.median(vals) if vals else None
 
 
+def extremes(runs, key):
+    """(min, max) over runs of @key per operation (None if absent)."""
+    vals = [r[key] / r['ops'] for r in runs if key in r and r['ops']]
+    return (min(vals), max(vals)) if vals else (None, None)
+
+
 def spread(runs, key):
     """(max - min) / median over runs of @key per operation, in %."""
     vals = [r[key] / r['ops'] for r in runs if key in r and r['ops']]
@@ -166,6 +172,10 @@ def summarize(off, on):
                 if row['off_us'] else None
             row['off_spread'] = spread(a, 'ns')
             row['on_spread'] = spread(b, 'ns')
+            for mode, runs in (('off', a), ('on', b)):
+                lo, hi = extremes(runs, 'ns')
+                row[f'{mode}_min_us'] = lo / 1000 if lo is not None else None
+                row[f'{mode}_max_us'] = hi / 1000 if hi is not None else None
             # Within noise: the ratio's distance from 1 is smaller than
             # the runs' own spread.
             worst = max(row['off_spread'] or 0, row['on_spread'] or 0)
@@ -250,7 +260,8 @@ def markdown(result):
            '"on" with it (each boot checked to say so); the event counts are '
            'from the "on" boots, per operation, and the direct map is read '
            'in the first boot of each mode, after boot and after the '
-           'workload. "spread" is (slowest - fastest) / median of the runs, '
+           'workload. "min-max" are the fastest and slowest runs, per '
+           'operation; "spread" is (slowest - fastest) / median of the runs, '
            'off and on; a ratio whose distance from 1 is within it is marked '
            '"~" (noise). The test_vmalloc rows include the loading of the '
            'module (twice per run, against tens of thousands of '
@@ -283,15 +294,20 @@ def markdown(result):
                 (f'; guest TSC told {a["tsc_khz"]} kHz'
                  if a.get('tsc_khz') else '') + f'. Rerun: `{rerun}`.' +
                 (f' {a["note"]}' if a.get('note') else ''), '',
-                '| benchmark | off us/op | on us/op | on/off | spread % | ' +
+                '| benchmark | off us/op | on us/op | on/off | off min-max | '
+                'on min-max | spread % | ' +
                 ' | '.join(f'{label}/op' for _, label in COUNTERS) + ' |',
-                '|---|---:|---:|---:|---:|' + '---:|' * len(COUNTERS)]
+                '|---|---:|---:|---:|---:|---:|---:|' +
+                '---:|' * len(COUNTERS)]
         for r in a['rows']:
             sp = ' / '.join('n/a' if r.get(k) is None else f'{r[k]:.0f}'
                             for k in ('off_spread', 'on_spread'))
             cells = [r['what'], fmt(r.get('off_us')), fmt(r.get('on_us')),
-                     ('~' if r.get('noise') else '') + fmt(r.get('ratio')),
-                     sp]
+                     ('~' if r.get('noise') else '') + fmt(r.get('ratio'))]
+            cells += ['-'.join(fmt(r.get(f'{m}_{k}_us')) for k in ('min', 'max'))
+                      if r.get(f'{m}_min_us') is not None else 'n/a'
+                      for m in ('off', 'on')]
+            cells.append(sp)
             cells += [fmt(r.get(k), 3) for k, _ in COUNTERS]
             out.append('| ' + ' | '.join(cells) + ' |')
         out += ['', '| direct map (kB) | off, boot | off, after | on, boot | '
@@ -432,17 +448,10 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
     kernel = build.build(arch, tree=tree_path, out=out, strict_config=strict,
                          log_name=f'build-{arch.name}-bench-{name}.log',
                          extra_fragments=('bench.config',))
-    module = os.path.join(out, 'lib', 'test_vmalloc.ko')
-    with open(os.path.join(out, 'include', 'config', 'kernel.release')) as f:
-        release = f.read().strip()
-    magic = run(['modinfo', '-F', 'vermagic', module], quiet=True,
-                check=False).stdout.split() if os.path.exists(module) else []
-    if not magic or magic[0] != release:
-        raise Fatal(f'{module} was not built for this kernel ({release})')
     with open(os.path.join(out, '.config')) as f:
         stats = 'CONFIG_KPKEYS_HARDENED_PGTABLES_STATS=y' in f.read().split('\n')
-    initrd = initramfs.build_for(arch, kout=out, extra=[module],
-                                 name=f'{arch.name}-bench', kselftests=False)
+    initrd = initramfs.build_for(arch, kout=out, name=f'{arch.name}-bench',
+                                 kselftests=False)
     # The guest's TSC rate (x86), measured once for every boot of the run:
     # the same clock for off and on.
     khz = host_counter_khz() if '{host_counter_khz}' in \
@@ -563,6 +572,11 @@ def report(name):
         raise Fatal(f'no results in {os.path.relpath(path, ROOT)}')
     with open(path) as f:
         result = json.load(f)
+    # The rows again from the runs, as this version of the workbench
+    # summarizes them.
+    for a in result['arches']:
+        if a.get('raw'):
+            a['rows'] = summarize(a['raw']['off'], a['raw']['on'])
     md = markdown(result)
     with open(os.path.join(DOCS, f'{name}.md'), 'w') as f:
         f.write(md + '\n')

@@ -80,13 +80,34 @@ def _entries(busybox, programs, kselftests, extra):
         yield f'file /tests/selftests/{name} {path} 0755 0 0'
 
 
-def build_for(arch, kout=None, extra=(), name=None, kselftests=True):
+# Kernel modules the guest loads (bench.sh: test_vmalloc), from the kernel
+# build folder into /tests, with the config option that builds each.
+MODULES = (('lib/test_vmalloc.ko', 'CONFIG_TEST_VMALLOC=m'),)
+
+
+def _modules(kout):
+    """Return the paths of MODULES in @kout, each built for that kernel."""
+    with open(os.path.join(kout, 'include', 'config', 'kernel.release')) as f:
+        release = f.read().strip()
+    paths = []
+    for rel, option in MODULES:
+        path = os.path.join(kout, rel)
+        magic = run(['modinfo', '-F', 'vermagic', path], quiet=True,
+                    check=False).stdout.split() \
+            if os.path.exists(path) else []
+        if not magic or magic[0] != release:
+            raise Fatal(f'{path} is missing or not built for this kernel '
+                        f'({release}): the kernel config needs {option}')
+        paths.append(path)
+    return paths
+
+
+def build_for(arch, kout=None, name=None, kselftests=True):
     """Write build/initramfs-<name>.cpio and return its path.
 
     @kout is the kernel build folder (the arch's test build by default),
-    @extra more files for /tests (kernel modules), @name the file's name
-    (the arch's by default); without @kselftests, the tree's selftests are
-    left out.
+    whose MODULES go into /tests; @name the file's name (the arch's by
+    default); without @kselftests, the tree's selftests are left out.
     """
     busybox = deps.busybox(arch)
     kout = kout or build.outdir(arch)
@@ -99,7 +120,7 @@ def build_for(arch, kout=None, extra=(), name=None, kselftests=True):
     with open(listing, 'w') as f:
         f.write('\n'.join(_entries(busybox, _nolibc_programs(arch, kout),
                                     selftests.build_for(arch) if kselftests else {},
-                                    extra)) + '\n')
+                                    _modules(kout))) + '\n')
     out = os.path.join(BUILD, f'initramfs-{name}.cpio')
     log = os.path.join(ensure_dir(LOGS), f'initramfs-{name}.log')
     with open(out + '.tmp', 'wb') as f, open(log, 'w') as err:

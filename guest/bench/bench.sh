@@ -3,11 +3,25 @@
 # kernel's test_vmalloc module, each run kpk.bench_runs= times (default 7),
 # and what the direct map looks like before and after. Every result is a
 # "kpk-bench:" line that kpk/bench.py reads; see pgtbench.c for their form.
+#
+# The environment may set what the command line does: KPK_BENCH_RUNS,
+# KPK_VMALLOC_LOOPS and KPK_BENCH_MB (the size of pgtbench's areas, 64 MiB
+# by default), as make test's smoke run does (bench_smoke.sh). With
+# --list, it prints the names of its benchmarks and stops.
 STATS=/sys/kernel/debug/kpkeys/stats
-RUNS=$(sed -n 's/.*kpk\.bench_runs=\([0-9]*\).*/\1/p' /proc/cmdline)
+PGTBENCH_OPS="fork_exit_4k fork_exit_thp munmap mprotect fault fault_first
+	fork_exec idle"
+VMALLOC_OPS="vmalloc_fix_size_alloc vmalloc_random_size_alloc
+	vmalloc_vm_map_ram"
+if [ "$1" = --list ]; then
+	echo $PGTBENCH_OPS $VMALLOC_OPS
+	exit 0
+fi
+RUNS=${KPK_BENCH_RUNS:-$(sed -n 's/.*kpk\.bench_runs=\([0-9]*\).*/\1/p' /proc/cmdline)}
 RUNS=${RUNS:-7}
-LOOPS=$(sed -n 's/.*kpk\.vmalloc_loops=\([0-9]*\).*/\1/p' /proc/cmdline)
+LOOPS=${KPK_VMALLOC_LOOPS:-$(sed -n 's/.*kpk\.vmalloc_loops=\([0-9]*\).*/\1/p' /proc/cmdline)}
 LOOPS=${LOOPS:-20000}
+MB=${KPK_BENCH_MB:-64}
 # kpk.bench_ops=a,b: only these benchmarks (for quick measurements).
 ONLY=$(sed -n 's/.*kpk\.bench_ops=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' ')
 
@@ -44,8 +58,8 @@ stats() {
 	[ -r $STATS ] && cat $STATS
 }
 
-# "a=1 b=2" from two listings of the counters ("name sum per-CPU..."):
-# how much each counter's sum grew.
+# "a=1 b=2" from two listings of the counters ("name value" lines): how
+# much each counter grew.
 delta() {
 	printf '%s\n--\n%s\n' "$1" "$2" | awk '
 		$0 == "--" { after = 1; next }
@@ -87,10 +101,9 @@ vmalloc() {
 }
 
 mapping boot
-for op in fork_exit_4k fork_exit_thp munmap mprotect fault fault_first fork_exec \
-	idle; do
+for op in $PGTBENCH_OPS; do
 	if wanted $op; then
-		/tests/pgtbench $op "$RUNS" ||
+		/tests/pgtbench $op "$RUNS" "$MB" ||
 			echo "kpk-bench: error: pgtbench $op exited with status $?"
 	fi
 done

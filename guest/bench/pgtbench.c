@@ -2,7 +2,7 @@
 /*
  * Page-table micro-benchmarks for make bench, run in the guest.
  *
- *	pgtbench OP RUNS
+ *	pgtbench OP RUNS [MIB]
  *
  * After a warm-up run, for each of RUNS runs, prints one line:
  *
@@ -23,7 +23,8 @@
 
 #define MB		(1UL << 20)
 #define PAGE		4096UL
-#define AREA		(64 * MB)
+/* The size of the benchmarks' areas: MIB, 64 MiB by default. */
+static unsigned long area = 64 * MB;
 #define HPAGE		(2 * MB)
 #define STATS		"/sys/kernel/debug/kpkeys/stats"
 #define STATS_PER_CPU	"/sys/kernel/debug/kpkeys/stats_per_cpu"
@@ -315,12 +316,12 @@ static void run_once(const char *op, int run)
 	if (!strcmp(op, "fork_exit_4k") || !strcmp(op, "fork_exit_thp")) {
 		int huge = !strcmp(op, "fork_exit_thp");
 
-		p = map_area(AREA, huge);
-		touch(p, AREA);
+		p = map_area(area, huge);
+		touch(p, area);
 		/* The THP case is only one if THP maps most of the area. */
 		if (huge) {
 			thp_kb = anon_huge_kb();
-			if (thp_kb < (long)(AREA / 2 / 1024))
+			if (thp_kb < (long)(area / 2 / 1024))
 				die("THP did not map the area (AnonHugePages too low)");
 		}
 		ops = 4;
@@ -335,63 +336,63 @@ static void run_once(const char *op, int run)
 		}
 		t1 = now_ns();
 		read_stats(&b);
-		munmap(p, AREA);
+		munmap(p, area);
 	} else if (!strcmp(op, "munmap")) {
 		char *areas[4];
 
 		ops = 4;
 		for (i = 0; i < ops; i++) {
-			areas[i] = map_area(AREA, 0);
-			touch(areas[i], AREA);
+			areas[i] = map_area(area, 0);
+			touch(areas[i], area);
 		}
 		read_stats(&a);
 		t0 = now_ns();
 		for (i = 0; i < ops; i++)
-			if (munmap(areas[i], AREA))
+			if (munmap(areas[i], area))
 				die("munmap");
 		t1 = now_ns();
 		read_stats(&b);
 	} else if (!strcmp(op, "mprotect")) {
-		p = map_area(AREA, 0);
-		touch(p, AREA);
+		p = map_area(area, 0);
+		touch(p, area);
 		ops = 32;
 		read_stats(&a);
 		t0 = now_ns();
 		for (i = 0; i < ops; i++)
-			if (my_syscall3(__NR_mprotect, p, AREA, i & 1 ?
+			if (my_syscall3(__NR_mprotect, p, area, i & 1 ?
 					PROT_READ | PROT_WRITE : PROT_READ))
 				die("mprotect");
 		t1 = now_ns();
 		read_stats(&b);
-		munmap(p, AREA);
+		munmap(p, area);
 	} else if (!strcmp(op, "fault")) {
 		pin(0);
 		/*
 		 * A page-fault loop: the pages go (MADV_DONTNEED), the page
 		 * tables stay, and every touch faults a page back in.
 		 */
-		p = map_area(AREA, 0);
-		touch(p, AREA);
-		if (my_syscall3(__NR_madvise, p, AREA, MADV_DONTNEED))
+		p = map_area(area, 0);
+		touch(p, area);
+		if (my_syscall3(__NR_madvise, p, area, MADV_DONTNEED))
 			die("madvise");
-		ops = AREA / PAGE;
+		ops = area / PAGE;
 		read_stats(&a);
 		t0 = now_ns();
-		touch(p, AREA);
+		touch(p, area);
 		t1 = now_ns();
 		read_stats(&b);
-		munmap(p, AREA);
+		munmap(p, area);
 	} else if (!strcmp(op, "fault_first")) {
 		pin(0);
 		/* Tables and pages both new: a first touch of 64 MiB. */
-		p = map_area(AREA, 0);
-		ops = AREA / PAGE;
+		p = map_area(area, 0);
+		ops = area / PAGE;
 		read_stats(&a);
 		t0 = now_ns();
-		touch(p, AREA);
+		touch(p, area);
 		t1 = now_ns();
 		read_stats(&b);
-		munmap(p, AREA);
+		munmap(p, area);
 	} else if (!strcmp(op, "fork_exec")) {
 		ops = 8;
 		read_stats(&a);
@@ -437,9 +438,15 @@ int main(int argc, char **argv)
 	self = argv[0];
 	if (argc == 2 && !strcmp(argv[1], "exit"))
 		return 0;	/* the fork_exec child */
-	if (argc != 3)
-		die("usage: pgtbench OP RUNS");
+	if (argc != 3 && argc != 4)
+		die("usage: pgtbench OP RUNS [MIB]");
 	runs = atoi(argv[2]);
+	if (argc == 4) {
+		/* Whole huge pages, for the THP benchmark. */
+		area = strtoul(argv[3], NULL, 10) * MB;
+		if (!area || area % HPAGE)
+			die("MIB must be a positive multiple of 2");
+	}
 	/* Run 0 warms caches up (and TCG's translations), unreported. */
 	for (i = 0; i <= runs; i++)
 		run_once(argv[1], i);

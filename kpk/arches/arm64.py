@@ -29,7 +29,8 @@ ARCH = Arch(
     cmdline='console=ttyAMA0 earlycon',
     boots=(
         # 52-bit VA: 5 levels with LPA2, which -cpu max has.
-        Boot(name='arm64', cpu=POE, requires=('poe',), tests=('pgtables',)),
+        Boot(name='arm64', cpu=POE, requires=('poe',),
+             tests=('pgtables', 'bench_smoke')),
         Boot(name='arm64-4level', cpu=POE + ',lpa2=off', requires=('poe',),
              tests=('pgtables',)),
         # The kernel at EL2 with VHE: POR_EL1 and TCR2_EL1 accesses go to

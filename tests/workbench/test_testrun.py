@@ -218,6 +218,7 @@ class TestStepFailures(Harness):
                                return_value=busybox), \
                 mock.patch.object(initramfs, '_nolibc_programs',
                                   return_value={}), \
+                mock.patch.object(initramfs, '_modules', return_value=[]), \
                 mock.patch.object(initramfs.selftests, 'build_for',
                                   return_value={}), \
                 mock.patch.object(initramfs, 'TREE', common.BUILD):
