@@ -95,9 +95,12 @@ def _modules(kout):
         magic = run(['modinfo', '-F', 'vermagic', path], quiet=True,
                     check=False).stdout.split() \
             if os.path.exists(path) else []
-        if not magic or magic[0] != release:
-            raise Fatal(f'{path} is missing or not built for this kernel '
-                        f'({release}): the kernel config needs {option}')
+        if not magic:
+            raise Fatal(f'{path} is missing: the kernel config needs '
+                        f'{option}, and the build its modules')
+        if magic[0] != release:
+            raise Fatal(f'{path} is built for {magic[0]}, not for this '
+                        f'kernel ({release}): rebuild the kernel')
         paths.append(path)
     return paths
 

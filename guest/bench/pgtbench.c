@@ -39,6 +39,8 @@ struct stats {
 };
 
 static const char *self;
+/* The benchmark running, for error messages. */
+static const char *op_name = "";
 static void die(const char *what);
 /* The CPU the run is pinned to, or -1. */
 static int pinned = -1;
@@ -199,6 +201,8 @@ static void die(const char *what)
 	line_len = 0;
 	add("kpk-bench: error: ");
 	add(self);
+	add(" ");
+	add(op_name);
 	add(": ");
 	add(what);
 	put_line();
@@ -384,7 +388,7 @@ static void run_once(const char *op, int run)
 		munmap(p, area);
 	} else if (!strcmp(op, "fault_first")) {
 		pin(0);
-		/* Tables and pages both new: a first touch of 64 MiB. */
+		/* Tables and pages both new: a first touch of the area. */
 		p = map_area(area, 0);
 		ops = area / PAGE;
 		read_stats(&a);
@@ -431,6 +435,20 @@ static void run_once(const char *op, int run)
 		report(op, run, ops, t1 - t0, &a, &b, thp_kb);
 }
 
+#define MIB_RANGE	"MIB must be an even number from 2 to 1024"
+
+/* @s as a number from @min to @max, all digits, or die with @what. */
+static unsigned long number(const char *s, unsigned long min,
+			    unsigned long max, const char *what)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || n < min || n > max)
+		die(what);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	int runs, i;
@@ -440,12 +458,15 @@ int main(int argc, char **argv)
 		return 0;	/* the fork_exec child */
 	if (argc != 3 && argc != 4)
 		die("usage: pgtbench OP RUNS [MIB]");
-	runs = atoi(argv[2]);
+	op_name = argv[1];
+	runs = number(argv[2], 1, 1000, "RUNS must be 1 to 1000");
 	if (argc == 4) {
+		unsigned long mib = number(argv[3], 2, 1024, MIB_RANGE);
+
 		/* Whole huge pages, for the THP benchmark. */
-		area = strtoul(argv[3], NULL, 10) * MB;
-		if (!area || area % HPAGE)
-			die("MIB must be a positive multiple of 2");
+		if (mib % 2)
+			die(MIB_RANGE);
+		area = mib * MB;
 	}
 	/* Run 0 warms caches up (and TCG's translations), unreported. */
 	for (i = 0; i <= runs; i++)
