@@ -37,6 +37,7 @@ from .common import BUILD, LOGS, ROOT, Fatal, ensure_dir, info, run, \
 
 DOCS = os.path.join(ROOT, 'docs', 'bench')
 PLOT = os.path.join(ROOT, 'docs', 'bench.png')
+INDEX = os.path.join(ROOT, 'docs', 'bench.md')
 # The results the plot compares: the series before the work on its costs,
 # and as it is.
 PLOTTED = ('before', 'current')
@@ -369,7 +370,28 @@ set datafile missing "-"
 plot for [i=2:{len(series) + 1}] "{data}" using i:xtic(1) title columnheader(i), 1.1 with lines dt 2 lc rgb "black" title "1.10"
 '''
     run(['gnuplot'], input=script, text=True, quiet=True)
+    index()
     return PLOT
+
+
+def index():
+    """docs/bench.md: the plot, then the tables of before and current."""
+    out = ['# What the protection costs (make bench)', '',
+           'Time with the protection on / off under QEMU TCG, the series '
+           'before the work on its costs and as it stands '
+           '(`python3 -m kpk bench --report --name current` writes this '
+           'page again):', '', '![on/off time ratios](bench.png)', '']
+    for name in reversed(PLOTTED):
+        path = os.path.join(DOCS, f'{name}.md')
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            body = f.read().rstrip('\n').split('\n')
+        # One level down: the page has a title of its own.
+        out += ['#' + line if line.startswith('#') else line
+                for line in body] + ['']
+    with open(INDEX, 'w') as f:
+        f.write('\n'.join(out))
 
 
 # What each mode's kernel says when it decides (patch 7 of the series).
