@@ -139,21 +139,26 @@ def parse(text):
     return {'runs': runs, 'map': maps, 'errors': errors}
 
 
+def per_op_values(runs, key):
+    """@key per operation, for each run that has it."""
+    return [r[key] / r['ops'] for r in runs if key in r and r['ops']]
+
+
 def per_op(runs, key):
     """Median over runs of @key per operation (None if absent)."""
-    vals = [r[key] / r['ops'] for r in runs if key in r and r['ops']]
+    vals = per_op_values(runs, key)
     return statistics.median(vals) if vals else None
 
 
 def extremes(runs, key):
     """(min, max) over runs of @key per operation (None if absent)."""
-    vals = [r[key] / r['ops'] for r in runs if key in r and r['ops']]
+    vals = per_op_values(runs, key)
     return (min(vals), max(vals)) if vals else (None, None)
 
 
 def spread(runs, key):
     """(max - min) / median over runs of @key per operation, in %."""
-    vals = [r[key] / r['ops'] for r in runs if key in r and r['ops']]
+    vals = per_op_values(runs, key)
     if len(vals) < 2 or not statistics.median(vals):
         return None
     return 100 * (max(vals) - min(vals)) / statistics.median(vals)
