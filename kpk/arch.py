@@ -77,6 +77,10 @@ class Arch:
     # feature hidden) and on.
     bench_off: Boot = None
     bench_on: Boot = None
+    # make bench: a boot of the kernel without our series (kernel='base')
+    # that only reports how the direct map is mapped, for comparison, where
+    # building the series changes it whatever the CPU (arm64's linear map).
+    bench_base: Boot = None
 
 
 ARCH_NAMES = ('x86_64', 'arm64')

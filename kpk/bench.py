@@ -250,6 +250,13 @@ def targets(a):
     return out
 
 
+# The columns of the direct-map table: the kernel without the series at
+# boot, where the arch has a bench_base boot, then ours off and on.
+MAP_POINTS = {'base/boot': 'base kernel, boot', 'off/boot': 'off, boot',
+              'off/after': 'off, after', 'on/boot': 'on, boot',
+              'on/after': 'on, after'}
+
+
 def fmt(v, digits=2):
     if v is None:
         return 'n/a'
@@ -266,7 +273,9 @@ def markdown(result):
            '"on" with it (each boot checked to say so); the event counts are '
            'from the "on" boots, per operation, and the direct map is read '
            'in the first boot of each mode, after boot and after the '
-           'workload. "min-max" are the fastest and slowest runs, per '
+           'workload; where a "base kernel" column is shown, it is the kernel '
+           'without the series (make test\'s base kernel, the same configs), '
+           'booted once on the "on" CPU to read its map at boot. "min-max" are the fastest and slowest runs, per '
            'operation; "spread" is (slowest - fastest) / median of the runs, '
            'off and on; a ratio whose distance from 1 is within it is marked '
            '"~" (noise). The test_vmalloc rows include the loading of the '
@@ -316,13 +325,15 @@ def markdown(result):
             cells.append(sp)
             cells += [fmt(r.get(k), 3) for k, _ in COUNTERS]
             out.append('| ' + ' | '.join(cells) + ' |')
-        out += ['', '| direct map (kB) | off, boot | off, after | on, boot | '
-                'on, after |', '|---|---:|---:|---:|---:|']
+        points = [p for p in MAP_POINTS if p in a['map'] or
+                  not p.startswith('base/')]
+        out += ['', '| direct map (kB) | ' + ' | '.join(
+            MAP_POINTS[p] for p in points) + ' |',
+            '|---|' + '---:|' * len(points)]
         keys = sorted(set().union(*(set(m) for m in a['map'].values()))) \
             if a['map'] else []
         for k in keys:
-            cells = [a['map'].get(p, {}).get(k) for p in
-                     ('off/boot', 'off/after', 'on/boot', 'on/after')]
+            cells = [a['map'].get(p, {}).get(k) for p in points]
             out.append(f'| {k} | ' + ' | '.join(
                 'n/a' if c is None else f'{c:,}' for c in cells) + ' |')
         out += ['', '| target | measured | limit | met |',
@@ -406,6 +417,12 @@ STATE_LINE = {'off': 'kpkeys_hardened_pgtables: off',
 
 def check_boot(text, got, mode, runs, ops, stats):
     """Why a boot's results cannot be used, or None."""
+    if mode == 'base':
+        # The kernel without the series: only its map at boot is used.
+        if not any(k.startswith('linear_') or k.startswith('DirectMap')
+                   for k in got['map'].get('boot', {})):
+            return 'no direct-map figures at boot (no page-table dump?)'
+        return None
     if STATE_LINE[mode] not in text:
         return (f'the kernel did not say "{STATE_LINE[mode]}": the '
                 f'protection is not {mode}')
@@ -435,7 +452,9 @@ def bench_boot(arch, boot, kernel, initrd, name, mode, rnd, runs, loops,
         raise Fatal(missing)
     log = os.path.join(ensure_dir(LOGS), f'bench-{name}-{arch.name}-'
                        f'{mode}-{rnd}.log')
-    info(f'{arch.name}: bench, protection {mode}, round {rnd} (-cpu '
+    what = ('the kernel without the series, its map only' if mode == 'base'
+            else f'protection {mode}, round {rnd}')
+    info(f'{arch.name}: bench, {what} (-cpu '
          f'{boot.cpu}; log {qemu.relpath(log)})')
     extra = boot.extra_cmdline.format(host_counter_khz=khz)
     res = qemu.boot(arch, dataclasses.replace(boot, extra_cmdline=extra),
@@ -498,6 +517,13 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
                 parsed[mode]['runs'].setdefault(op, []).extend(op_runs)
     maps = {f'{mode}/{point}': v for mode in ('off', 'on')
             for point, v in parsed[mode]['map'].items()}
+    if arch.bench_base:
+        # The same initramfs: the base boot runs no benchmark, so it loads
+        # none of the bench kernel's modules.
+        base = bench_boot(arch, arch.bench_base, build.base_kernel(arch),
+                          initrd, name, 'base', 1, runs, loops, ['none'],
+                          khz, False)
+        maps['base/boot'] = base['map']['boot']
     args = qemu.merged_args(arch.qemu_args, boot_on.qemu_args)
     binary = shutil.which(arch.qemu_binary) or arch.qemu_binary
     return {'arch': arch.name, 'qemu': qemu.version(arch),

@@ -4,7 +4,7 @@
 import os
 import time
 
-from . import kconfig
+from . import kconfig, tree as trees
 from .common import BUILD, LOGS, ROOT, TREE, Fatal, ensure_dir, info, run, \
     tail_lines
 
@@ -77,3 +77,15 @@ def build(arch, tree=TREE, out=None, strict_config=True, log_name=None,
     """Configure and build; return the kernel image's path."""
     out = configure(arch, tree, out, strict_config, extra_fragments)
     return compile_kernel(arch, tree, out, log_name)
+
+
+def base_kernel(arch):
+    """Build the kernel without our series (linux-source-6.12 as Debian
+    ships it, with configs/ and the arch's base_fragments) in
+    build/out/<arch>-base; return the image's path.
+    """
+    wt = trees.worktree(os.path.join(BUILD, 'base', 'linux'), trees.BASE_TAG)
+    return build(arch, tree=wt, out=os.path.join(BUILD, 'out',
+                                                 f'{arch.name}-base'),
+                 strict_config=False, log_name=f'build-{arch.name}-base.log',
+                 extra_fragments=arch.base_fragments)

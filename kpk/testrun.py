@@ -162,12 +162,7 @@ def patched_qemu(results, arch, optional=False):
 
 
 def _base_kernel(arch):
-    wt = tree.worktree(os.path.join(BUILD, 'base', 'linux'), tree.BASE_TAG)
-    return build.build(arch, tree=wt,
-                       out=os.path.join(BUILD, 'out', f'{arch.name}-base'),
-                       strict_config=False,
-                       log_name=f'build-{arch.name}-base.log',
-                       extra_fragments=arch.base_fragments)
+    return build.base_kernel(arch)
 
 
 def run_arch(results, arch, selfcheck=False, tree_failed=None,

@@ -52,6 +52,10 @@ ARCH = Arch(
     # make bench: one kernel, the feature hidden then present, 1 GiB.
     bench_off=Boot(name='bench-off', cpu='max,poe=off', requires=('poe',), **BENCH),
     bench_on=Boot(name='bench-on', cpu=POE, requires=('poe',), **BENCH),
+    # With the option built, the linear map is mapped with pages on every
+    # CPU; the base kernel's shows what it was.
+    bench_base=Boot(name='bench-base', cpu=POE, requires=('poe',),
+                    kernel='base', **BENCH),
     demo=Boot(name='demo', cpu=POE, requires=('poe',), crash_tests=True,
               tests=('lkdtm',)),
     # The abort decoding shows ISS2.Overlay: POR_EL1, not the mapping,
