@@ -28,7 +28,8 @@ class Boot:
     crash_tests: bool = False
     timeout: int = 300        # seconds, from QEMU start to its exit
     # 'series': the tree with patches/; 'base': linux-source-6.12 as
-    # Debian ships it, for tests of the emulator rather than of our code.
+    # Debian ships it, for tests of the emulator rather than of our code;
+    # or the name of one of the arch's kernel_variants.
     kernel: str = 'series'
     # Options for the arch's -machine, such as 'virtualization=on'.
     machine_opts: Tuple[str, ...] = ()
@@ -38,6 +39,9 @@ class Boot:
     # QEMU arguments that replace the arch's own options of the same name,
     # or add to them (kpk.qemu.merged_args()).
     qemu_args: Tuple[str, ...] = ()
+    # Why make test leaves this boot out (counted as skipped, with this
+    # reason), if it does: then only make check BOOT=<name> runs it.
+    check_only: str = ''
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,10 @@ class Arch:
     selftests_unavailable: Tuple[Tuple[str, str], ...] = ()
     # Fragments in configs/ added for the kernel without our series.
     base_fragments: Tuple[str, ...] = ()
+    # Other kernels of the series that boots may ask for by name (Boot.
+    # kernel): (name, fragments in configs/ added to the arch's), each
+    # built in build/out/<arch>-<name>.
+    kernel_variants: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     # make bench: the same kernel booted with the protection off (the CPU
     # feature hidden) and on.
     bench_off: Boot = None

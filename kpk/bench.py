@@ -51,6 +51,7 @@ OPS = (
     ('mprotect', 'mprotect of 64 MiB touched (4 KiB pages)'),
     ('fault', 'page fault, page tables in place (4 KiB pages)'),
     ('fault_first', 'page fault, first touch: page tables too'),
+    ('fault_cow', 'copy-on-write fault (4 KiB pages)'),
     ('fork_exec', 'fork + exec + exit of a small static program'),
     ('vmalloc_fix_size_alloc', 'test_vmalloc fix_size_alloc (1 page)'),
     ('vmalloc_random_size_alloc', 'test_vmalloc random_size_alloc'),
@@ -212,6 +213,8 @@ TARGETS = (
     # two more, counted apart.
     ('register writes per page fault, exceptions apart', 'fault',
      'own_reg_writes', 2),
+    ('register writes per copy-on-write fault, exceptions apart',
+     'fault_cow', 'own_reg_writes', 4),
     ('register writes per interrupt while idle', 'idle', 'pkey_reg_writes', 0),
     ('set_memory_pkey() calls per fork + exit', 'fork_exit_4k',
      'set_memory_pkey', 0),

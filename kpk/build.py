@@ -79,6 +79,18 @@ def build(arch, tree=TREE, out=None, strict_config=True, log_name=None,
     return compile_kernel(arch, tree, out, log_name)
 
 
+def variant_kernel(arch, name):
+    """Build the series with the fragments of @arch's kernel variant
+    @name added, in build/out/<arch>-<name>; return the image's path.
+    """
+    fragments = dict(arch.kernel_variants).get(name)
+    if fragments is None:
+        raise Fatal(f'{arch.name} has no kernel variant {name}')
+    return build(arch, out=os.path.join(BUILD, 'out', f'{arch.name}-{name}'),
+                 log_name=f'build-{arch.name}-{name}.log',
+                 extra_fragments=fragments)
+
+
 def base_kernel(arch):
     """Build the kernel without our series (linux-source-6.12 as Debian
     ships it, with configs/ and the arch's base_fragments) in

@@ -165,6 +165,18 @@ def _base_kernel(arch):
     return build.base_kernel(arch)
 
 
+def _kernel_label(arch, kernel):
+    if kernel == 'base':
+        return f'{arch.name}: kernel build without the series'
+    return f'{arch.name}: kernel build ({kernel})'
+
+
+def _other_kernel(arch, kernel):
+    if kernel == 'base':
+        return _base_kernel(arch)
+    return build.variant_kernel(arch, kernel)
+
+
 def run_arch(results, arch, selfcheck=False, tree_failed=None,
              optional_qemu=False, boots=None, build_tests=True):
     """Build, pack and boot one arch, each step counted on its own.
@@ -176,7 +188,14 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None,
     """
     no_qemu = None
     debian = arch
-    boots = arch.boots if boots is None else boots
+    # make test (and make check ARCH=) leave out the check-only boots.
+    if boots is None:
+        for boot in arch.boots:
+            if boot.check_only:
+                results.add(f'{boot.name}: boot', SKIP,
+                            f'{boot.check_only}; make check BOOT={boot.name} '
+                            'runs it')
+        boots = tuple(b for b in arch.boots if not b.check_only)
     # Only if a boot to run uses it (make check may run a Debian-QEMU one).
     if arch.patched_qemu and any(b.qemu != 'debian' for b in boots):
         arch, no_qemu = patched_qemu(results, arch, optional_qemu)
@@ -212,8 +231,8 @@ def run_arch(results, arch, selfcheck=False, tree_failed=None,
             skip_after(results, f'{boot.name}: boot', failed)
             continue
         if boot.kernel not in kernels and boot.kernel not in broken:
-            label = f'{arch.name}: kernel build without the series'
-            ok, image = step(results, label, _base_kernel, arch)
+            label = _kernel_label(arch, boot.kernel)
+            ok, image = step(results, label, _other_kernel, arch, boot.kernel)
             if ok:
                 kernels[boot.kernel] = image
             else:
@@ -297,8 +316,13 @@ def list_boots():
                                           for o in boot.machine_opts]
             if boot.extra_cmdline:
                 how.append(f'kernel booted with {boot.extra_cmdline}')
-            if boot.kernel != 'series':
+            if boot.kernel == 'base':
                 how.append('the kernel without the series')
+            elif boot.kernel != 'series':
+                how.append(f'the {boot.kernel} kernel '
+                           f'({" ".join(dict(arch.kernel_variants)[boot.kernel])})')
+            if boot.check_only:
+                how.append(f'not in make test: {boot.check_only}')
             print(f'  {boot.name:18} {", ".join(how)}; {where}; runs '
                   f'{", ".join(runs)}')
 

@@ -9,7 +9,7 @@
 # by default), as make test's smoke run does (bench_smoke.sh). With
 # --list, it prints the names of its benchmarks and stops.
 STATS=/sys/kernel/debug/kpkeys/stats
-PGTBENCH_OPS="fork_exit_4k fork_exit_thp munmap mprotect fault fault_first
+PGTBENCH_OPS="fork_exit_4k fork_exit_thp munmap mprotect fault fault_first fault_cow
 	fork_exec idle"
 VMALLOC_OPS="vmalloc_fix_size_alloc vmalloc_random_size_alloc
 	vmalloc_vm_map_ram"

@@ -397,6 +397,36 @@ static void run_once(const char *op, int run)
 		t1 = now_ns();
 		read_stats(&b);
 		munmap(p, area);
+	} else if (!strcmp(op, "fault_cow")) {
+		int fds[2];
+		char c;
+		pid_t pid;
+
+		pin(0);
+		/*
+		 * Copy-on-write faults: a child holds the pages, asleep on a
+		 * pipe (pinned too, but never runnable meanwhile), and each
+		 * touch copies one.
+		 */
+		p = map_area(area, 0);
+		touch(p, area);
+		if (pipe(fds))
+			die("pipe");
+		pid = fork();
+		if (pid == 0) {
+			close(fds[1]);
+			exit(read(fds[0], &c, 1) != 0);
+		}
+		close(fds[0]);
+		ops = area / PAGE;
+		read_stats(&a);
+		t0 = now_ns();
+		touch(p, area);
+		t1 = now_ns();
+		read_stats(&b);
+		close(fds[1]);
+		wait_child(pid);
+		munmap(p, area);
 	} else if (!strcmp(op, "fork_exec")) {
 		ops = 8;
 		read_stats(&a);

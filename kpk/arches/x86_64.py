@@ -43,7 +43,14 @@ ARCH = Arch(
              crash_tests=True, tests=('pgtables', 'lkdtm')),
         Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
              crash_tests=True, tests=('lkdtm',)),
+        # Lazy MMU sections through the paravirt hooks (PARAVIRT_XXL, which
+        # only Xen PV selects): a kernel of its own, so not in make test.
+        Boot(name='x86_64-paravirt', cpu=PKS, requires=('pks',),
+             kernel='paravirt', tests=('pgtables',),
+             check_only='a kernel build of its own (PARAVIRT_XXL), about '
+             '10 minutes'),
     ),
+    kernel_variants=(('paravirt', ('paravirt-xxl.config',)),),
     # make bench: one kernel, the feature hidden then present, 1 GiB.
     bench_off=Boot(name='bench-off', cpu='max,pks=off', **BENCH),
     bench_on=Boot(name='bench-on', cpu=PKS, requires=('pks',), **BENCH),

@@ -167,8 +167,10 @@ class Harness(unittest.TestCase):
         self.assertGreater(counts[1], 0)
         self.assertEqual(status, 1)
 
-    def boots_of(self, name):
-        return [b.name for b in arches.get(name).boots]
+    def boots_of(self, name, check_only=False):
+        """The boots that make test runs, or, with @check_only, all."""
+        return [b.name for b in arches.get(name).boots
+                if check_only or not b.check_only]
 
 
 class TestStepFailures(Harness):
@@ -180,6 +182,30 @@ class TestStepFailures(Harness):
         self.assertTrue(SUMMARY.match(lines[-1]))
         self.assertEqual(self.booted, self.boots_of('x86_64') +
                          self.boots_of('arm64'))
+
+    def test_check_only_boots(self):
+        """make test counts a check-only boot as skipped, with why, and
+        builds nothing for it; make check BOOT= builds its kernel and
+        boots it."""
+        only = [(a.name, b) for a in arches.all_arches() for b in a.boots
+                if b.check_only]
+        self.assertTrue(only)
+        status, results, _ = self.make_test()
+        self.assertEqual(status, 0)
+        for _, boot in only:
+            c = self.check(results, f'{boot.name}: boot')
+            self.assertEqual(c.status, SKIP)
+            self.assertIn(boot.check_only, c.reason)
+            self.assertIn(f'make check BOOT={boot.name}', c.reason)
+            self.assertNotIn(boot.name, self.booted)
+        arch_name, boot = only[0]
+        self.booted = []
+        status, results, _ = self.make_test(
+            None, run=lambda arch_names: testrun.check(boot.name))
+        self.assertEqual(status, 0)
+        self.assertEqual(self.booted, [boot.name])
+        self.assertEqual(self.check(results, f'{arch_name}: kernel build '
+                                    f'({boot.kernel})').status, PASS)
 
     def test_missing_kernel_image(self):
         """A build that exits 0 and leaves no image fails; arm64 still runs."""
@@ -435,8 +461,8 @@ class TestCheck(Harness):
             None, run=lambda arch_names: testrun.check())
         self.assertEqual(status, 0)
         listed = [ln.split()[0] for ln in lines if ln.startswith('  ')]
-        self.assertEqual(listed, self.boots_of('x86_64') +
-                         self.boots_of('arm64'))
+        self.assertEqual(listed, self.boots_of('x86_64', True) +
+                         self.boots_of('arm64', True))
         self.assertEqual(self.booted, [])
         with self.assertRaisesRegex(Fatal, 'no boot named nosuch'):
             testrun.check('nosuch')
