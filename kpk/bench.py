@@ -213,6 +213,7 @@ TARGETS = (
     # two more, counted apart.
     ('register writes per page fault, exceptions apart', 'fault',
      'own_reg_writes', 2),
+    # Two guards: the old entry cleared and flushed, the copy's set.
     ('register writes per copy-on-write fault, exceptions apart',
      'fault_cow', 'own_reg_writes', 4),
     ('register writes per interrupt while idle', 'idle', 'pkey_reg_writes', 0),

@@ -398,33 +398,52 @@ static void run_once(const char *op, int run)
 		read_stats(&b);
 		munmap(p, area);
 	} else if (!strcmp(op, "fault_cow")) {
-		int fds[2];
-		char c;
+		int down[2], up[2];
 		pid_t pid;
+		char c;
 
 		pin(0);
 		/*
 		 * Copy-on-write faults: a child holds the pages, asleep on a
-		 * pipe (pinned too, but never runnable meanwhile), and each
-		 * touch copies one.
+		 * pipe on another CPU, and each touch copies one. The child
+		 * says when it is off CPU 0, whose events are counted.
 		 */
 		p = map_area(area, 0);
 		touch(p, area);
-		if (pipe(fds))
+		if (pipe(down) || pipe(up))
 			die("pipe");
 		pid = fork();
 		if (pid == 0) {
-			close(fds[1]);
-			exit(read(fds[0], &c, 1) != 0);
+			unsigned long others = ~1UL;
+
+			close(down[1]);
+			close(up[0]);
+			if (my_syscall3(__NR_sched_setaffinity, 0,
+					sizeof(others), &others))
+				exit(2);
+			exit(write(up[1], "r", 1) != 1 ||
+			     read(down[0], &c, 1) != 0);
 		}
-		close(fds[0]);
+		close(down[0]);
+		close(up[1]);
+		if (read(up[0], &c, 1) != 1)
+			die("the child could not leave CPU 0 (needs two CPUs)");
+		/*
+		 * fork() made the parent's own memory copy-on-write too: the
+		 * counters' buffers and the stack fault once here, not in the
+		 * timed part.
+		 */
+		read_stats(&a);
+		read_stats(&b);
+		t0 = now_ns();
 		ops = area / PAGE;
 		read_stats(&a);
 		t0 = now_ns();
 		touch(p, area);
 		t1 = now_ns();
 		read_stats(&b);
-		close(fds[1]);
+		close(down[1]);
+		close(up[0]);
 		wait_child(pid);
 		munmap(p, area);
 	} else if (!strcmp(op, "fork_exec")) {

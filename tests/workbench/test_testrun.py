@@ -491,3 +491,21 @@ diff --git a/hello.c b/hello.c
 --
 2.39.5
 '''
+
+
+class TestArchData(unittest.TestCase):
+    def test_every_boot_names_a_kernel_there_is(self):
+        """Boot.kernel is 'series', 'base' or one of the arch's variants,
+        whose fragments are in configs/."""
+        for a in arches.all_arches():
+            variants = dict(a.kernel_variants)
+            for _, fragments in a.kernel_variants:
+                for f in fragments:
+                    self.assertTrue(os.path.exists(os.path.join(
+                        common.ROOT, 'configs', f)), f'{a.name}: {f}')
+            boots = a.boots + tuple(b for b in (a.demo, a.bench_off,
+                                                a.bench_on, a.bench_base)
+                                    if b)
+            for b in boots:
+                self.assertIn(b.kernel, {'series', 'base'} | set(variants),
+                              f'{a.name}: {b.name}')
