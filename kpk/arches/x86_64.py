@@ -48,7 +48,7 @@ ARCH = Arch(
         Boot(name='x86_64-paravirt', cpu=PKS, requires=('pks',),
              kernel='paravirt', tests=('pgtables',),
              check_only='a kernel build of its own (PARAVIRT_XXL), about '
-             '10 minutes'),
+             '7 minutes cold'),
     ),
     kernel_variants=(('paravirt', ('paravirt-xxl.config',)),),
     # make bench: one kernel, the feature hidden then present, 1 GiB.
