@@ -42,8 +42,9 @@ ARCH = Arch(
         # Debian's own QEMU, which has no POE at all.
         Boot(name='arm64-debian-qemu', cpu='max', qemu='debian',
              tests=('pgtables',)),
+        # hotplug first: a CPU brought back online, then the crash tests.
         Boot(name='arm64-lkdtm', cpu=POE, requires=('poe',), kunit=False,
-             crash_tests=True, tests=('lkdtm',)),
+             crash_tests=True, tests=('hotplug', 'lkdtm')),
         # The emulator on its own: Debian's kernel source without our
         # series already uses POE for user-space protection keys.
         Boot(name='arm64-stock-pkeys', cpu=POE, requires=('poe',),

@@ -41,8 +41,9 @@ ARCH = Arch(
              extra_cmdline='pti=on', tests=('pgtables',)),
         Boot(name='x86_64-nopks', cpu='max,pks=off',
              crash_tests=True, tests=('pgtables', 'lkdtm')),
+        # hotplug first: a CPU brought back online, then the crash tests.
         Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
-             crash_tests=True, tests=('lkdtm',)),
+             crash_tests=True, tests=('hotplug', 'lkdtm')),
         # Lazy MMU sections through the paravirt hooks (PARAVIRT_XXL, which
         # only Xen PV selects): a kernel of its own, so not in make test.
         Boot(name='x86_64-paravirt', cpu=PKS, requires=('pks',),
