@@ -22,6 +22,13 @@ CRASH = re.compile(r'Kernel panic - not syncing|\bOops\b|\bBUG:|'
                    r'------------\[ cut here \]------------|'
                    r'WARNING: CPU: \d+|Call Trace:')
 QUIT_GRACE = 20
+# A KUnit case that makes the kernel warn on purpose (a refused saved
+# kpkeys level) first prints 'kpk-expect-warn: TEXT': the first warning
+# after that line is then not a crash if its report contains TEXT. One
+# announcement excuses one warning; any other still fails the boot.
+EXPECT_WARN = re.compile(r'kpk-expect-warn: (.+)')
+WARN_START = '------------[ cut here ]------------'
+WARN_END = re.compile(r'---\[ end trace [0-9a-f]+ \]---')
 
 
 @dataclass
@@ -141,14 +148,16 @@ def boot(arch, boot_cfg, kernel, initrd, log, cmdline_extra='', echo=False,
     with open(log, errors='replace') as f:
         text = f.read()
     # Crash tests oops on purpose; only a panic means the kernel died.
-    crash = (PANIC if boot_cfg.crash_tests else CRASH).search(text)
+    checked = without_expected_warnings(text)
+    crash = (PANIC if boot_cfg.crash_tests else CRASH).search(checked)
     if timed_out:
         reason = f'timed out after {timeout}s'
         if crash:
-            reason += f' after "{_line_of(text, crash)}"'
+            reason += f' after "{_line_of(checked, crash)}"'
         return BootResult(False, reason, log, seconds)
     if crash:
-        return BootResult(False, f'console shows "{_line_of(text, crash)}"',
+        return BootResult(False,
+                          f'console shows "{_line_of(checked, crash)}"',
                           log, seconds)
     if DONE not in text:
         if proc.returncode != 0 and err:
@@ -157,6 +166,22 @@ def boot(arch, boot_cfg, kernel, initrd, log, cmdline_extra='', echo=False,
         return BootResult(False, 'the guest stopped before its init finished',
                           log, seconds)
     return BootResult(True, '', log, seconds)
+
+
+def without_expected_warnings(text):
+    """@text without the warnings that a kpk-expect-warn line announced."""
+    kept, pos = [], 0
+    for mark in EXPECT_WARN.finditer(text):
+        if mark.start() < pos:
+            continue
+        start = text.find(WARN_START, mark.end())
+        end = WARN_END.search(text, start) if start >= 0 else None
+        if not end or mark.group(1).strip() not in text[start:end.start()]:
+            continue
+        kept.append(text[pos:start])
+        pos = end.end()
+    kept.append(text[pos:])
+    return ''.join(kept)
 
 
 def _line_of(text, match):
