@@ -71,10 +71,13 @@ class Arch:
     patched_qemu: bool = False
     # The tree's own selftests for the guest (tools/testing/selftests/
     # DIR/NAME, static, with the cross libc), put in /tests/selftests/ for
-    # guest tests such as pkeys.sh; and those this tree cannot build for
-    # the arch, with why.
+    # guest tests such as kselftests.sh; and those this tree cannot build
+    # or run for the arch, with why.
     selftests: Tuple[str, ...] = ()
     selftests_unavailable: Tuple[Tuple[str, str], ...] = ()
+    # Extra make variables for the selftests' Makefiles (x86's ignores
+    # LDFLAGS and links in one step with its EXTRA_CFLAGS).
+    selftests_make_args: Tuple[str, ...] = ()
     # Fragments in configs/ added for the kernel without our series.
     base_fragments: Tuple[str, ...] = ()
     # Other kernels of the series that boots may ask for by name (Boot.

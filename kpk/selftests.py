@@ -4,7 +4,7 @@
 Each entry of arch.selftests names tools/testing/selftests/DIR/NAME.  It is
 built statically with the arch's cross compiler and libc against the
 tree's UAPI headers; kpk/initramfs.py puts it in /tests/selftests/ and
-a guest test (guest/tests/pkeys.sh) runs it.
+a guest test (guest/tests/kselftests.sh, or pkeys.sh) runs it.
 """
 
 import os
@@ -34,6 +34,7 @@ def build_for(arch):
                 f'ARCH={arch.linux_arch}', f'CROSS_COMPILE={arch.cross_compile}',
                 f'OUTPUT={out}', 'LDFLAGS=-static',
                 f'KHDR_INCLUDES=-isystem {kout}/usr/include',
+                *arch.selftests_make_args,
                 os.path.join(out, name)], env=env, stdout=f, stderr=f,
                 check=False)
             if res.returncode != 0:
