@@ -60,8 +60,8 @@ ARCH = Arch(
     demo_fault=r'#PF: error_code\(0x[0-9a-f]+\) - protection keys violation',
     # The x86 entry selftests, run by the main boot (kselftests.sh): what
     # enters and leaves the kernel in odd ways (bad IRET frames through
-    # sigreturn, SYSRET's corner cases, single-stepping into syscalls and
-    # MOV SS, FS/GS bases), with PKS and the kpkeys record in the path.
+    # sigreturn, SYSRET's corner cases, single-stepping into syscalls,
+    # FS/GS bases), with PKS and the kpkeys record in the path.
     selftests=tuple(f'x86/{t}_64' for t in (
         'sigreturn', 'sysret_rip', 'single_step_syscall', 'syscall_nt',
         'syscall_arg_fault', 'sigtrap_loop', 'fsgsbase',
