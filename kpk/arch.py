@@ -42,6 +42,11 @@ class Boot:
     # Why make test leaves this boot out (counted as skipped, with this
     # reason), if it does: then only make check BOOT=<name> runs it.
     check_only: str = ''
+    # The panic this boot must end in, a regex of the panic's message
+    # (say, a guest test that triggers an LKDTM test which panics by
+    # design): the boot passes only if the console shows that panic, and
+    # its KUnit and guest tests are not counted.
+    panics: str = ''
 
 
 @dataclass(frozen=True)

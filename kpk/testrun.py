@@ -78,6 +78,9 @@ def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
     info(f'booting {label} ({qemu.version(arch)}, log: '
          f'{qemu.relpath(log)})')
     res = qemu.boot(arch, boot, kernel, initrd, log)
+    if boot.panics:
+        _expected_panic(results, label, boot, res, log)
+        return
     if res.ok:
         results.add(f'{label}: boot ran init to the end ({res.seconds:.0f}s)',
                     PASS)
@@ -101,6 +104,25 @@ def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
             parse_ktap(results, f'{label}.{name}', chunks[name], workdir)
         else:
             results.add(f'{label}.{name}', FAIL, 'the guest test did not run')
+
+
+def _expected_panic(results, label, boot, res, log):
+    """A boot that must panic, with the message @boot.panics."""
+    with open(log, errors='replace') as f:
+        text = f.read()
+    panic = qemu.PANIC.search(text)
+    line = text[panic.start():].splitlines()[0] if panic else ''
+    what = f'{label}: panics with "{boot.panics}"'
+    if panic and re.search(boot.panics, line):
+        results.add(what, PASS)
+        return
+    found = f'the panic says "{line}"' if panic else 'no panic'
+    if res.reason:
+        found += f' ({res.reason})'
+    results.add(what, FAIL, f'{found}; console log {qemu.relpath(log)}')
+    print(f'    last lines of {qemu.relpath(log)}:')
+    for line in tail_lines(log, 25):
+        print('    | ' + line)
 
 
 # Guests that must be reported as failures: the runner's own checks.

@@ -45,6 +45,12 @@ ARCH = Arch(
         # hotplug first: a CPU brought back online, then the crash tests.
         Boot(name='arm64-lkdtm', cpu=POE, requires=('poe',), kunit=False,
              crash_tests=True, tests=('hotplug', 'lkdtm')),
+        # An interrupt handler sets the frame of its return to the kernel to
+        # EL0 (LKDTM FORGED_KERNEL_RETURN): kernel_exit must panic.
+        Boot(name='arm64-forged-return', cpu=POE, requires=('poe',),
+             kunit=False, crash_tests=True, tests=('lkdtm_panic',),
+             extra_cmdline='kpk.lkdtm=FORGED_KERNEL_RETURN', timeout=120,
+             panics=r'kpkeys: an exception taken from EL1 returns to EL0'),
         # The emulator on its own: Debian's kernel source without our
         # series already uses POE for user-space protection keys.
         Boot(name='arm64-stock-pkeys', cpu=POE, requires=('poe',),

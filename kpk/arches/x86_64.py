@@ -44,6 +44,13 @@ ARCH = Arch(
         # hotplug first: a CPU brought back online, then the crash tests.
         Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
              crash_tests=True, tests=('hotplug', 'lkdtm')),
+        # A debug exception's handler (a kernel data breakpoint) sets the
+        # frame of its return to the kernel to user mode (LKDTM
+        # FORGED_KERNEL_RETURN): the IRET must fault and panic.
+        Boot(name='x86_64-forged-return', cpu=PKS, requires=('pks',),
+             kunit=False, crash_tests=True, tests=('lkdtm_panic',),
+             extra_cmdline='kpk.lkdtm=FORGED_KERNEL_RETURN', timeout=120,
+             panics=r'kpkeys: the IRET of a return to the kernel faulted'),
         # Lazy MMU sections through the paravirt hooks (PARAVIRT_XXL, which
         # only Xen PV selects): a kernel of its own, so not in make test.
         Boot(name='x86_64-paravirt', cpu=PKS, requires=('pks',),

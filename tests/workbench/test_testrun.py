@@ -114,6 +114,15 @@ class Harness(unittest.TestCase):
         if 'sleep' in cmdline_extra:
             return qemu.BootResult(False, 'timed out after 15s', log, 15)
         self.booted.append(boot.name)
+        if boot.panics:
+            # Its guest test triggers the panic; a failing one panics
+            # with something else.
+            why = ('something else' if boot.name == self.fail_boot
+                   else boot.panics)
+            touch(log, 'kpk-guest: init started\n'
+                  f'Kernel panic - not syncing: {why}\n')
+            return qemu.BootResult(False, 'console shows "Kernel panic - '
+                                   f'not syncing: {why}"', log, 1)
         text = 'kpk-guest: init started\n' + ''.join(
             f'kpk-guest: test {t}\nok 1 {t}\nkpk-guest: end {t}\n'
             for t in boot.tests) + qemu.DONE + '\n'
@@ -182,6 +191,25 @@ class TestStepFailures(Harness):
         self.assertTrue(SUMMARY.match(lines[-1]))
         self.assertEqual(self.booted, self.boots_of('x86_64') +
                          self.boots_of('arm64'))
+
+    def test_expected_panic(self):
+        """A boot that must panic passes with its own panic only."""
+        boots = [(a.name, b) for a in arches.all_arches() for b in a.boots
+                 if b.panics and not b.check_only]
+        self.assertTrue(boots)
+        status, results, _ = self.make_test()
+        self.assertEqual(status, 0)
+        for _, boot in boots:
+            c = self.check(results, f'{boot.name}: panics with '
+                           f'"{boot.panics}"')
+            self.assertEqual(c.status, PASS)
+        self.fail_boot = boots[0][1].name
+        status, results, _ = self.make_test()
+        self.assertNotEqual(status, 0)
+        c = self.check(results, f'{self.fail_boot}: panics with '
+                       f'"{boots[0][1].panics}"')
+        self.assertEqual(c.status, FAIL)
+        self.assertIn('something else', c.reason)
 
     def test_check_only_boots(self):
         """make test counts a check-only boot as skipped, with why, and
