@@ -50,7 +50,8 @@ ARCH = Arch(
         Boot(name='x86_64-forged-return', cpu=PKS, requires=('pks',),
              kunit=False, crash_tests=True, tests=('lkdtm_panic',),
              extra_cmdline='kpk.lkdtm=FORGED_KERNEL_RETURN', timeout=120,
-             panics=r'kpkeys: the IRET of a return to the kernel faulted'),
+             panics=r'kpkeys: the IRET of a return to the kernel faulted '
+             r'\(error code 0x30\)'),
         # Lazy MMU sections through the paravirt hooks (PARAVIRT_XXL, which
         # only Xen PV selects): a kernel of its own, so not in make test.
         Boot(name='x86_64-paravirt', cpu=PKS, requires=('pks',),

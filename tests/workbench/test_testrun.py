@@ -118,7 +118,7 @@ class Harness(unittest.TestCase):
             # Its guest test triggers the panic; a failing one panics
             # with something else.
             why = ('something else' if boot.name == self.fail_boot
-                   else boot.panics)
+                   else boot.panics.replace('\\', ''))
             touch(log, 'kpk-guest: init started\n'
                   f'Kernel panic - not syncing: {why}\n')
             return qemu.BootResult(False, 'console shows "Kernel panic - '
@@ -210,6 +210,23 @@ class TestStepFailures(Harness):
                        f'"{boots[0][1].panics}"')
         self.assertEqual(c.status, FAIL)
         self.assertIn('something else', c.reason)
+        # The right panic, but while booting, before the guest's tests.
+        self.fail_boot = None
+        early = boots[0][1]
+
+        def boot_then_panic_early(arch, boot, *args, **kw):
+            res = self.fake_boot(arch, boot, *args, **kw)
+            if boot.name == early.name:
+                message = boot.panics.replace('\\', '')
+                touch(res.log, f'Kernel panic - not syncing: {message}\n'
+                      'kpk-guest: init started\n')
+            return res
+        self.fakes['boot'].side_effect = boot_then_panic_early
+        status, results, _ = self.make_test()
+        self.assertNotEqual(status, 0)
+        c = self.check(results, f'{early.name}: panics with '
+                       f'"{early.panics}"')
+        self.assertEqual(c.status, FAIL)
 
     def test_check_only_boots(self):
         """make test counts a check-only boot as skipped, with why, and
