@@ -87,9 +87,7 @@ def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
     else:
         results.add(f'{label}: boot', FAIL,
                     f'{res.reason}; console log {qemu.relpath(log)}')
-        print(f'    last lines of {qemu.relpath(log)}:')
-        for line in tail_lines(log, 25):
-            print('    | ' + line)
+        _print_tail(log)
     with open(log, errors='replace') as f:
         text = f.read()
     workdir = os.path.join(BUILD, 'results')
@@ -112,8 +110,7 @@ def _expected_panic(results, label, boot, res, log):
     with open(log, errors='replace') as f:
         text = f.read()
     started = text.find('kpk-guest: init started')
-    panic = qemu.PANIC.search(text, max(started, 0)) if started >= 0 \
-        else None
+    panic = qemu.PANIC.search(text, started) if started >= 0 else None
     line = text[panic.start():].splitlines()[0] if panic else ''
     what = f'{label}: panics with "{boot.panics}"'
     if panic and re.search(boot.panics, line):
@@ -123,6 +120,11 @@ def _expected_panic(results, label, boot, res, log):
     if res.reason:
         found += f' ({res.reason})'
     results.add(what, FAIL, f'{found}; console log {qemu.relpath(log)}')
+    _print_tail(log)
+
+
+def _print_tail(log):
+    """Show the end of a failed boot's console log."""
     print(f'    last lines of {qemu.relpath(log)}:')
     for line in tail_lines(log, 25):
         print('    | ' + line)

@@ -28,6 +28,11 @@ PATCHED_QEMU = '/nonexistent/qemu-system-aarch64'
 SUMMARY = re.compile(r'^(\d+) passed, (\d+) failed(, (\d+) skipped)?$')
 
 
+def panic_message(boot):
+    """A console message that @boot.panics, a regex, matches."""
+    return boot.panics.replace('\\', '')
+
+
 def touch(path, text=''):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w') as f:
@@ -118,7 +123,7 @@ class Harness(unittest.TestCase):
             # Its guest test triggers the panic; a failing one panics
             # with something else.
             why = ('something else' if boot.name == self.fail_boot
-                   else boot.panics.replace('\\', ''))
+                   else panic_message(boot))
             touch(log, 'kpk-guest: init started\n'
                   f'Kernel panic - not syncing: {why}\n')
             return qemu.BootResult(False, 'console shows "Kernel panic - '
@@ -217,9 +222,8 @@ class TestStepFailures(Harness):
         def boot_then_panic_early(arch, boot, *args, **kw):
             res = self.fake_boot(arch, boot, *args, **kw)
             if boot.name == early.name:
-                message = boot.panics.replace('\\', '')
-                touch(res.log, f'Kernel panic - not syncing: {message}\n'
-                      'kpk-guest: init started\n')
+                touch(res.log, 'Kernel panic - not syncing: '
+                      f'{panic_message(boot)}\nkpk-guest: init started\n')
             return res
         self.fakes['boot'].side_effect = boot_then_panic_early
         status, results, _ = self.make_test()
