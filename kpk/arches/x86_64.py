@@ -73,7 +73,7 @@ ARCH = Arch(
     selftests=tuple(f'x86/{t}_64' for t in (
         'sigreturn', 'sysret_rip', 'single_step_syscall', 'syscall_nt',
         'syscall_arg_fault', 'sigtrap_loop', 'fsgsbase',
-        'check_initial_reg_state')),
+        'check_initial_reg_state', 'iopl', 'ioperm')),
     selftests_make_args=('EXTRA_CFLAGS=-static',),
     # Measured with PKS hidden too (-cpu max,pks=off: kpkeys inactive),
     # with the same result: not the series.
