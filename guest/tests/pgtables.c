@@ -7,7 +7,7 @@
 #include <linux/mman.h>
 
 #define MB		(1UL << 20)
-#define NR_CASES	5
+#define NR_CASES	7
 
 static int failures;
 
@@ -131,6 +131,152 @@ static void case_exec_churn(int n)
 	result(n, ok, "process_churn", "a short-lived process failed");
 }
 
+/*
+ * A /proc/meminfo line, in kB; -1 if it cannot be read. vm.stat_refresh
+ * first folds the per-CPU vmstat deltas in, so that the figure is exact.
+ */
+static long meminfo_kb(const char *name)
+{
+	static char buf[8192];
+	long n, len = strlen(name), kb = -1;
+	char *p;
+	int fd;
+
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY, 0);
+	if (fd >= 0) {
+		write(fd, "1", 1);
+		close(fd);
+	}
+	fd = open("/proc/meminfo", O_RDONLY, 0);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	for (p = buf; *p; p++) {
+		if ((p == buf || p[-1] == '\n') && !memcmp(p, name, len) &&
+		    p[len] == ':') {
+			for (p += len + 1; *p == ' '; p++)
+				;
+			for (kb = 0; *p >= '0' && *p <= '9'; p++)
+				kb = kb * 10 + *p - '0';
+			break;
+		}
+	}
+	return kb;
+}
+
+/* A fork child that holds its copied tables until *release is closed. */
+static pid_t hold_child(int *release)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		read(fds[0], &c, 1);
+		exit(0);
+	}
+	close(fds[0]);
+	*release = fds[1];
+	return pid;
+}
+
+/*
+ * NR_PAGETABLE (PageTables) follows a process's page tables, and those
+ * that fork copies, which kpkeys_hardened_pgtables accounts once per PMD
+ * table, and comes back when both processes are gone. Touching @len bytes
+ * once every @step bytes, the parent and then the child must each add at
+ * least @want_kb kB of tables.
+ */
+static void check_accounting(int n, const char *name, unsigned long len,
+			     unsigned long step, int advice, long want_kb)
+{
+	long before, parent = -1, child = -1, after = -1, huge = 0;
+	const char *why = NULL;
+	int release, status;
+	unsigned long i;
+	char *p, *area;
+	pid_t pid;
+
+	before = meminfo_kb("PageTables");
+	/* Twice the length, for an area aligned to it. */
+	area = mmap(NULL, 2 * len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (before < 0 || area == MAP_FAILED) {
+		result(n, 0, name, "no PageTables, or no mmap");
+		return;
+	}
+	p = (char *)(((unsigned long)area + len - 1) & ~(len - 1));
+	my_syscall3(__NR_madvise, p, len, advice);
+	for (i = 0; i < len; i += step)
+		p[i] = 1;
+	parent = meminfo_kb("PageTables");
+	if (advice == MADV_HUGEPAGE) {
+		huge = meminfo_kb("AnonHugePages");
+		if (huge < (long)(len >> 10) * 3 / 4) {
+			munmap(area, 2 * len);
+			printf("ok %d %s # SKIP only %ld kB of huge pages\n",
+			       n, name, huge);
+			return;
+		}
+	}
+	pid = hold_child(&release);
+	if (pid > 0) {
+		child = meminfo_kb("PageTables");
+		close(release);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		why = "fork or wait failed";
+	else if (parent - before < want_kb)
+		why = "the parent's tables are not counted";
+	else if (child - parent < want_kb)
+		why = "the tables that fork copied are not counted";
+	munmap(area, 2 * len);
+	/* Freed tables may wait for an RCU grace period. */
+	for (i = 0; !why && i < 50; i++) {
+		after = meminfo_kb("PageTables");
+		if (after - before < 64 && before - after < 64)
+			break;
+		usleep(100000);
+	}
+	if (!why && i == 50)
+		why = "PageTables did not come back after the tables were freed";
+	printf("# %s: PageTables kB: %ld before, %ld touched, %ld with a fork child, %ld after\n",
+	       name, before, parent, child, after);
+	result(n, !why, name, why);
+}
+
+/* 512 PTE tables: 1 GiB touched once every 2 MiB, in small pages. */
+static void case_pagetable_accounting(int n)
+{
+	check_accounting(n, "pagetable_accounting", 1024 * MB, 2 * MB,
+			 MADV_NOHUGEPAGE, 2048 - 64);
+}
+
+/*
+ * 32 huge pages, each with a PTE table deposited for a later split. The
+ * kernel turns THP off in guests of less than 512 MiB: let madvise() ask.
+ */
+static void case_pagetable_accounting_thp(int n)
+{
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled",
+		      O_WRONLY, 0);
+
+	if (fd >= 0) {
+		write(fd, "madvise", 7);
+		close(fd);
+	}
+	check_accounting(n, "pagetable_accounting_thp", 64 * MB, 4096,
+			 MADV_HUGEPAGE, 128 - 16);
+}
+
 int main(void)
 {
 	printf("KTAP version 1\n1..%d\n", NR_CASES);
@@ -139,5 +285,7 @@ int main(void)
 	case_fork(3);
 	case_mremap(4);
 	case_exec_churn(5);
+	case_pagetable_accounting(6);
+	case_pagetable_accounting_thp(7);
 	return failures ? 1 : 0;
 }
