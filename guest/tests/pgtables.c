@@ -239,8 +239,11 @@ static void check_accounting(int n, const char *name, unsigned long len,
 	else if (child - parent < want_kb)
 		why = "the tables that fork copied are not counted";
 	munmap(area, 2 * len);
-	/* Freed tables may wait for an RCU grace period. */
-	for (i = 0; !why && i < 50; i++) {
+	/*
+	 * Freed tables may wait for an RCU grace period: wait for them even
+	 * after a failure, so that the next case starts from a settled count.
+	 */
+	for (i = 0; i < 50; i++) {
 		after = meminfo_kb("PageTables");
 		if (after - before < 64 && before - after < 64)
 			break;
