@@ -42,9 +42,11 @@ ARCH = Arch(
         # Debian's own QEMU, which has no POE at all.
         Boot(name='arm64-debian-qemu', cpu='max', qemu='debian',
              tests=('pgtables',)),
-        # hotplug first: a CPU brought back online, then the crash tests.
+        # hotplug first: a CPU brought back online; then the page-table
+        # pool grown, shrunk by vm.drop_caches and grown again; then the
+        # crash tests, on what both left behind.
         Boot(name='arm64-lkdtm', cpu=POE, requires=('poe',), kunit=False,
-             crash_tests=True, tests=('hotplug', 'lkdtm')),
+             crash_tests=True, tests=('hotplug', 'pool_shrink', 'lkdtm')),
         # An interrupt handler sets the frame of its return to the kernel to
         # EL0 (LKDTM FORGED_KERNEL_RETURN): kernel_exit must panic.
         Boot(name='arm64-forged-return', cpu=POE, requires=('poe',),

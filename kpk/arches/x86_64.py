@@ -41,9 +41,11 @@ ARCH = Arch(
              extra_cmdline='pti=on', tests=('pgtables',)),
         Boot(name='x86_64-nopks', cpu='max,pks=off',
              crash_tests=True, tests=('pgtables', 'lkdtm')),
-        # hotplug first: a CPU brought back online, then the crash tests.
+        # hotplug first: a CPU brought back online; then the page-table
+        # pool grown, shrunk by vm.drop_caches and grown again; then the
+        # crash tests, on what both left behind.
         Boot(name='x86_64-lkdtm', cpu=PKS, requires=('pks',), kunit=False,
-             crash_tests=True, tests=('hotplug', 'lkdtm')),
+             crash_tests=True, tests=('hotplug', 'pool_shrink', 'lkdtm')),
         # A debug exception's handler (a kernel data breakpoint) sets the
         # frame of its return to the kernel to user mode (LKDTM
         # FORGED_KERNEL_RETURN): the IRET must fault and panic.

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The page-table pool under memory pressure, run in the guest with
+ * kpkeys_hardened_pgtables on: its debugfs listing must agree with its
+ * counts; page tables for a few blocks' worth of memory make it grow;
+ * once they are freed, vm.drop_caches (which runs every shrinker) must
+ * give its empty blocks back but one; and page tables made afterwards
+ * must work, from blocks keyed anew. The boots that run this run the
+ * protection cases (LKDTM) after it. Prints KTAP.
+ */
+#include <linux/mman.h>
+
+#define MB		(1UL << 20)
+#define POOL		"/sys/kernel/debug/kpkeys/pgtable_pool"
+#define NR_CASES	4
+/* 2048 PTE tables, one per 2 MiB touched: four blocks' worth. */
+#define GROW_LEN	(4096 * MB)
+#define GROW_STEP	(2 * MB)
+
+static int failures;
+
+struct pool {
+	long blocks, empty, free;	/* the counts the file starts with */
+	long listed, listed_empty, listed_free;	/* summed from the list */
+};
+
+static void result(int n, int ok, const char *name, const char *why)
+{
+	if (ok) {
+		printf("ok %d %s\n", n, name);
+	} else {
+		printf("not ok %d %s\n", n, name);
+		printf("# %s: %s\n", name, why);
+		failures++;
+	}
+}
+
+/* The number after the first @key in @line, or -1. */
+static long field(const char *line, const char *key)
+{
+	long len = strlen(key), v = 0;
+	const char *p;
+
+	for (p = line; *p; p++)
+		if (!memcmp(p, key, len))
+			break;
+	if (!*p)
+		return -1;
+	for (p += len; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + *p - '0';
+	return v;
+}
+
+static int has(const char *line, const char *word)
+{
+	long len = strlen(word);
+
+	for (; *line; line++)
+		if (!memcmp(line, word, len))
+			return 1;
+	return 0;
+}
+
+/* Read the pool's counts and its list of blocks; 0 on success. */
+static int read_pool(struct pool *pool)
+{
+	static char buf[1 << 16];
+	long n, got = 0;
+	char *line, *end;
+	int fd;
+
+	memset(pool, 0, sizeof(*pool));
+	pool->blocks = pool->empty = pool->free = -1;
+	fd = open(POOL, O_RDONLY, 0);
+	if (fd < 0)
+		return -1;
+	while (got < (long)sizeof(buf) - 1 &&
+	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += n;
+	close(fd);
+	buf[got] = 0;
+	for (line = buf; *line; line = end + 1) {
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		*end = 0;
+		if (!memcmp(line, "blocks ", 7))
+			pool->blocks = field(line, "blocks ");
+		else if (!memcmp(line, "empty_blocks ", 13))
+			pool->empty = field(line, "empty_blocks ");
+		else if (!memcmp(line, "free_pages ", 11))
+			pool->free = field(line, "free_pages ");
+		else if (!memcmp(line, "block pfn ", 10)) {
+			pool->listed++;
+			pool->listed_empty += has(line, " empty ");
+			pool->listed_free += field(line, " free ");
+		}
+	}
+	return pool->blocks < 0 || pool->empty < 0 || pool->free < 0;
+}
+
+static void print_pool(const char *name, const char *when, struct pool *p)
+{
+	printf("# %s: %s: %ld blocks (%ld listed), %ld empty (%ld listed), %ld free pages (%ld listed)\n",
+	       name, when, p->blocks, p->listed, p->empty, p->listed_empty,
+	       p->free, p->listed_free);
+}
+
+/* One PTE table per GROW_STEP of GROW_LEN: map, touch, and keep. */
+static char *grow(void)
+{
+	char *p = mmap(NULL, GROW_LEN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	unsigned long i;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* Small pages only: a huge page would need no PTE table. */
+	my_syscall3(__NR_madvise, p, GROW_LEN, MADV_NOHUGEPAGE);
+	for (i = 0; i < GROW_LEN; i += GROW_STEP)
+		p[i] = 1;
+	return p;
+}
+
+/*
+ * Freed page tables go back to the pool after an RCU grace period: wait
+ * until it has at least @want empty blocks, for up to 5 s.
+ */
+static void wait_empty(struct pool *pool, long want)
+{
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (!read_pool(pool) && pool->empty >= want)
+			return;
+		usleep(100000);
+	}
+}
+
+static int drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY, 0);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, "2", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+static const char *listing_agrees(struct pool *p)
+{
+	if (p->listed != p->blocks)
+		return "the listed blocks are not the count";
+	if (p->listed_empty != p->empty)
+		return "the listed empty blocks are not the count";
+	if (p->listed_free != p->free)
+		return "the listed free pages are not the count";
+	return NULL;
+}
+
+int main(void)
+{
+	struct pool before, grown, freed, shrunk, again;
+	const char *why;
+	char *p;
+
+	printf("KTAP version 1\n1..%d\n", NR_CASES);
+	if (read_pool(&before)) {
+		printf("# no %s: kpkeys_hardened_pgtables is off, or the pool's listing is unreadable\n",
+		       POOL);
+		return 1;
+	}
+
+	print_pool("listing", "at start", &before);
+	why = listing_agrees(&before);
+	result(1, !why && before.blocks > 0, "listing",
+	       why ?: "the pool has no block");
+
+	why = NULL;
+	p = grow();
+	if (!p || read_pool(&grown))
+		why = "mmap, or reading the pool, failed";
+	else if (grown.blocks <= before.blocks)
+		why = "the pool did not grow";
+	else
+		why = listing_agrees(&grown);
+	if (p)
+		print_pool("grow", "with 2048 more page tables", &grown);
+	result(2, !why, "grow", why);
+
+	/*
+	 * Once the tables are freed, the blocks the pool grew by are empty;
+	 * the shrinker keeps one empty block.
+	 */
+	why = NULL;
+	if (p)
+		munmap(p, GROW_LEN);
+	wait_empty(&freed, 2);
+	print_pool("shrink", "tables freed", &freed);
+	if (drop_caches() || read_pool(&shrunk))
+		why = "writing vm.drop_caches, or reading the pool, failed";
+	else if (freed.empty < 2)
+		why = "freed page tables left fewer than 2 blocks empty";
+	else if (shrunk.empty > 1)
+		why = "the shrinker left more than one empty block";
+	else if (shrunk.blocks >= freed.blocks)
+		why = "the shrinker gave no block back";
+	else
+		why = listing_agrees(&shrunk);
+	print_pool("shrink", "after vm.drop_caches", &shrunk);
+	result(3, !why, "shrink", why);
+
+	/* The pool grows again, with blocks keyed anew. */
+	why = NULL;
+	p = grow();
+	if (!p || read_pool(&again))
+		why = "mmap, or reading the pool, failed";
+	else if (again.blocks <= shrunk.blocks)
+		why = "the pool did not grow again";
+	else
+		why = listing_agrees(&again);
+	if (p) {
+		print_pool("regrow", "with 2048 more page tables", &again);
+		munmap(p, GROW_LEN);
+		wait_empty(&again, 2);
+	}
+	result(4, !why, "regrow", why);
+	return failures ? 1 : 0;
+}
