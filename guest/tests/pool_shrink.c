@@ -22,6 +22,7 @@ static int failures;
 struct pool {
 	long blocks, empty, free;	/* the counts the file starts with */
 	long listed, listed_empty, listed_free;	/* summed from the list */
+	long bad;	/* block lines whose page list is not their count */
 };
 
 static void result(int n, int ok, const char *name, const char *why)
@@ -42,7 +43,7 @@ static long field(const char *line, const char *key)
 	const char *p;
 
 	for (p = line; *p; p++)
-		if (!memcmp(p, key, len))
+		if (!strncmp(p, key, len))
 			break;
 	if (!*p)
 		return -1;
@@ -51,14 +52,36 @@ static long field(const char *line, const char *key)
 	return v;
 }
 
-static int has(const char *line, const char *word)
+/* How many pages a bitmap list ("0-3,7,9-511") names, or -1. */
+static long list_pages(const char *p)
+{
+	long n = 0, a, b;
+
+	while (*p >= '0' && *p <= '9') {
+		for (a = 0; *p >= '0' && *p <= '9'; p++)
+			a = a * 10 + *p - '0';
+		b = a;
+		if (*p == '-')
+			for (b = 0, p++; *p >= '0' && *p <= '9'; p++)
+				b = b * 10 + *p - '0';
+		if (b < a)
+			return -1;
+		n += b - a + 1;
+		if (*p == ',')
+			p++;
+	}
+	return *p ? -1 : n;
+}
+
+/* The first @word in @line, or NULL (nolibc has no strstr()). */
+static const char *find(const char *line, const char *word)
 {
 	long len = strlen(word);
 
 	for (; *line; line++)
-		if (!memcmp(line, word, len))
-			return 1;
-	return 0;
+		if (!strncmp(line, word, len))
+			return line;
+	return NULL;
 }
 
 /* Read the pool's counts and its list of blocks; 0 on success. */
@@ -78,22 +101,31 @@ static int read_pool(struct pool *pool)
 	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
 		got += n;
 	close(fd);
+	/* A listing that fills the buffer may have been cut short. */
+	if (got >= (long)sizeof(buf) - 1)
+		return -1;
 	buf[got] = 0;
 	for (line = buf; *line; line = end + 1) {
 		end = strchr(line, '\n');
 		if (!end)
 			break;
 		*end = 0;
-		if (!memcmp(line, "blocks ", 7))
+		if (!strncmp(line, "blocks ", 7))
 			pool->blocks = field(line, "blocks ");
-		else if (!memcmp(line, "empty_blocks ", 13))
+		else if (!strncmp(line, "empty_blocks ", 13))
 			pool->empty = field(line, "empty_blocks ");
-		else if (!memcmp(line, "free_pages ", 11))
+		else if (!strncmp(line, "free_pages ", 11))
 			pool->free = field(line, "free_pages ");
-		else if (!memcmp(line, "block pfn ", 10)) {
+		else if (!strncmp(line, "block pfn ", 10)) {
+			long free = field(line, " free ");
+			const char *pages = find(line, " pages ");
+
 			pool->listed++;
-			pool->listed_empty += has(line, " empty ");
-			pool->listed_free += field(line, " free ");
+			pool->listed_empty += !!find(line, " empty ");
+			pool->listed_free += free;
+			/* The free pages, by index, as many as the count says. */
+			if (free < 0 || (pages ? list_pages(pages + 7) : 0) != free)
+				pool->bad++;
 		}
 	}
 	return pool->blocks < 0 || pool->empty < 0 || pool->free < 0;
@@ -157,6 +189,8 @@ static const char *listing_agrees(struct pool *p)
 		return "the listed empty blocks are not the count";
 	if (p->listed_free != p->free)
 		return "the listed free pages are not the count";
+	if (p->bad)
+		return "a block's list of free pages is not its count";
 	return NULL;
 }
 
