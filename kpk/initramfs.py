@@ -66,7 +66,7 @@ def _entries(busybox, programs, kselftests, extra):
     yield f'file /init {os.path.join(GUEST, "init")} 0755 0 0'
     for d in SOURCES:
         for path in sorted(glob.glob(os.path.join(d, '*'))):
-            if not path.endswith('.c'):
+            if not path.endswith(('.c', '.h')):
                 yield f'file /tests/{os.path.basename(path)} {path} 0644 0 0'
     for path in extra:
         yield f'file /tests/{os.path.basename(path)} {path} 0644 0 0'

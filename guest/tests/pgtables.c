@@ -6,21 +6,10 @@
  */
 #include <linux/mman.h>
 
+#include "ktap.h"
+
 #define MB		(1UL << 20)
 #define NR_CASES	7
-
-static int failures;
-
-static void result(int n, int ok, const char *name, const char *why)
-{
-	if (ok) {
-		printf("ok %d %s\n", n, name);
-	} else {
-		printf("not ok %d %s\n", n, name);
-		printf("# %s: %s\n", name, why);
-		failures++;
-	}
-}
 
 static char *map(unsigned long len, int prot)
 {

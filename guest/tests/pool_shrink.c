@@ -10,6 +10,8 @@
  */
 #include <linux/mman.h>
 
+#include "ktap.h"
+
 #define MB		(1UL << 20)
 #define POOL		"/sys/kernel/debug/kpkeys/pgtable_pool"
 #define NR_CASES	4
@@ -17,24 +19,11 @@
 #define GROW_LEN	(4096 * MB)
 #define GROW_STEP	(2 * MB)
 
-static int failures;
-
 struct pool {
 	long blocks, empty, free;	/* the counts the file starts with */
 	long listed, listed_empty, listed_free;	/* summed from the list */
 	long bad;	/* block lines whose page list is not their count */
 };
-
-static void result(int n, int ok, const char *name, const char *why)
-{
-	if (ok) {
-		printf("ok %d %s\n", n, name);
-	} else {
-		printf("not ok %d %s\n", n, name);
-		printf("# %s: %s\n", name, why);
-		failures++;
-	}
-}
 
 /* The number after the first @key in @line, or -1. */
 static long field(const char *line, const char *key)
