@@ -286,9 +286,12 @@ def markdown(result):
            'module (twice per run, against tens of thousands of '
            'operations).', '',
            'QEMU TCG flushes its software TLB on every PKRS write (x86, the '
-           'whole TLB) and on every POR_EL1 write that changes the value '
-           '(arm64, the EL1&0 regimes), so emulated time exaggerates what a '
-           'register switch costs; the event counts do not depend on the '
+           'whole TLB; Debian\'s QEMU 7.2); on a POR_EL1 write that changes '
+           'the value, our QEMU (arm64, qemu/ patch 7) flushes the pages '
+           'translated with the changed overlays since the last such write, '
+           'or the EL1&0 regimes whole past 16 pages or when Perm0 changes. '
+           'Emulated time exaggerates what a register switch costs, x86\'s '
+           'more than arm64\'s; the event counts do not depend on the '
            'machine or the emulator. The page-fault rows run pinned to one '
            'CPU and count its events only.', '']
     for a in result['arches']:
