@@ -288,7 +288,7 @@ def markdown(result):
            'QEMU TCG flushes its software TLB on every PKRS write (x86, the '
            'whole TLB; Debian\'s QEMU 7.2); on a POR_EL1 write that changes '
            'the value, our QEMU (arm64, qemu/ patch 7) flushes the pages '
-           'translated with the changed overlays since the last such write, '
+           'translated with overlays other than Perm0 since the last flush, '
            'or the EL1&0 regimes whole past 16 pages or when Perm0 changes. '
            'Emulated time exaggerates what a register switch costs, x86\'s '
            'more than arm64\'s; the event counts do not depend on the '
