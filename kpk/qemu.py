@@ -28,6 +28,8 @@ QUIT_GRACE = 20
 # announcement excuses one warning; any other still fails the boot.
 EXPECT_WARN = re.compile(r'kpk-expect-warn: (.+)')
 WARN_START = '------------[ cut here ]------------'
+# How many lines after a warning's first one may name it (_line_of()).
+WARN_CONTEXT = 4
 WARN_END = re.compile(r'---\[ end trace [0-9a-f]+ \]---')
 
 
@@ -190,7 +192,15 @@ def without_expected_warnings(text):
 def _line_of(text, match):
     start = text.rfind('\n', 0, match.start()) + 1
     end = text.find('\n', match.end())
-    return text[start:end if end >= 0 else None].strip()
+    line = text[start:end if end >= 0 else None].strip()
+    if line != WARN_START.strip() or end < 0:
+        return line
+    # A warning's first line says nothing: name it by what follows, its
+    # message and its "WARNING: CPU: ... at FILE:LINE FUNCTION" line, so
+    # that a failure printed where the log is out of reach (CI) says which.
+    tail = text[end + 1:].split('\n')
+    rest = [t.strip() for t in tail[:WARN_CONTEXT] if t.strip()]
+    return ' / '.join([line] + rest[:2])
 
 
 def relpath(path):

@@ -43,6 +43,12 @@ class ExpectedWarnings(unittest.TestCase):
         self.assertEqual(_line_of(checked, CRASH.search(checked)),
                          'Kernel panic - not syncing: x')
 
+    def test_unexpected_warning_named(self):
+        checked = without_expected_warnings(warning('other'))
+        self.assertEqual(_line_of(checked, CRASH.search(checked)),
+                         CUT.strip() + ' / other / '
+                         'WARNING: CPU: 0 PID: 1 at mm/x.c:1 f+0x0/0x10')
+
     def test_announcement_without_warning(self):
         text = 'kpk-expect-warn: kpkeys: refused\nok\n'
         self.assertEqual(without_expected_warnings(text), text)
