@@ -124,19 +124,15 @@ static void case_exec_churn(int n)
  * A /proc/meminfo line, in kB; -1 if it cannot be read. vm.stat_refresh
  * first folds the per-CPU vmstat deltas in, so that the figure is exact.
  */
-static long meminfo_kb(const char *name)
+/* The "NAME: N kB" line of @path, or -1. */
+static long file_kb(const char *path, const char *name)
 {
 	static char buf[8192];
 	long n, len = strlen(name), kb = -1;
 	char *p;
 	int fd;
 
-	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY, 0);
-	if (fd >= 0) {
-		write(fd, "1", 1);
-		close(fd);
-	}
-	fd = open("/proc/meminfo", O_RDONLY, 0);
+	fd = open(path, O_RDONLY, 0);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -147,7 +143,7 @@ static long meminfo_kb(const char *name)
 	for (p = buf; *p; p++) {
 		if ((p == buf || p[-1] == '\n') && !memcmp(p, name, len) &&
 		    p[len] == ':') {
-			for (p += len + 1; *p == ' '; p++)
+			for (p += len + 1; *p == ' ' || *p == '\t'; p++)
 				;
 			for (kb = 0; *p >= '0' && *p <= '9'; p++)
 				kb = kb * 10 + *p - '0';
@@ -155,6 +151,27 @@ static long meminfo_kb(const char *name)
 		}
 	}
 	return kb;
+}
+
+static long meminfo_kb(const char *name)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY, 0);
+
+	if (fd >= 0) {
+		write(fd, "1", 1);
+		close(fd);
+	}
+	return file_kb("/proc/meminfo", name);
+}
+
+/* A process's page-table bytes, counted in its mm (VmPTE), in kB. */
+static long vmpte_kb(pid_t pid)
+{
+	char path[32] = "/proc/";
+
+	strcpy(path + strlen(path), utoa(pid));
+	strcpy(path + strlen(path), "/status");
+	return file_kb(path, "VmPTE");
 }
 
 /*
@@ -203,12 +220,13 @@ static pid_t hold_child(int *release)
  * that fork copies, which kpkeys_hardened_pgtables accounts once per PMD
  * table, and comes back when both processes are gone. Touching @len bytes
  * once every @step bytes, the parent and then the child must each add at
- * least @want_kb kB of tables.
+ * least @want_kb kB of tables, and the child's own count of its tables
+ * (VmPTE, which fork's copy also adds once per PMD table) must hold them.
  */
 static void check_accounting(int n, const char *name, unsigned long len,
 			     unsigned long step, int advice, long want_kb)
 {
-	long before, parent = -1, child = -1, after = -1, huge = 0;
+	long before, parent = -1, child = -1, after = -1, huge = 0, pte = -1;
 	const char *why = NULL;
 	int release, status;
 	unsigned long i;
@@ -240,6 +258,7 @@ static void check_accounting(int n, const char *name, unsigned long len,
 	pid = hold_child(&release);
 	if (pid > 0) {
 		child = meminfo_kb("PageTables");
+		pte = vmpte_kb(pid);
 		close(release);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
@@ -248,6 +267,8 @@ static void check_accounting(int n, const char *name, unsigned long len,
 		why = "the parent's tables are not counted";
 	else if (child - parent < want_kb)
 		why = "the tables that fork copied are not counted";
+	else if (pte < want_kb)
+		why = "the child's VmPTE misses the tables that fork copied";
 	munmap(area, 2 * len);
 	/*
 	 * Freed tables may wait for an RCU grace period: wait for them even
@@ -261,8 +282,8 @@ static void check_accounting(int n, const char *name, unsigned long len,
 	}
 	if (!why && i == 50)
 		why = "PageTables did not come back after the tables were freed";
-	printf("# %s: PageTables kB: %ld before, %ld touched, %ld with a fork child, %ld after\n",
-	       name, before, parent, child, after);
+	printf("# %s: PageTables kB: %ld before, %ld touched, %ld with a fork child, %ld after; the child's VmPTE %ld kB\n",
+	       name, before, parent, child, after, pte);
 	result(n, !why, name, why);
 }
 
