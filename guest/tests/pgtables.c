@@ -120,11 +120,7 @@ static void case_exec_churn(int n)
 	result(n, ok, "process_churn", "a short-lived process failed");
 }
 
-/*
- * A /proc/meminfo line, in kB; -1 if it cannot be read. vm.stat_refresh
- * first folds the per-CPU vmstat deltas in, so that the figure is exact.
- */
-/* The "NAME: N kB" line of @path, or -1. */
+/* The "NAME: N kB" line of @path, in kB; -1 if it cannot be read. */
 static long file_kb(const char *path, const char *name)
 {
 	static char buf[8192];
@@ -153,6 +149,10 @@ static long file_kb(const char *path, const char *name)
 	return kb;
 }
 
+/*
+ * A /proc/meminfo line, in kB; -1 if it cannot be read. vm.stat_refresh
+ * first folds the per-CPU vmstat deltas in, so that the figure is exact.
+ */
 static long meminfo_kb(const char *name)
 {
 	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY, 0);
