@@ -293,7 +293,12 @@ def markdown(result):
            'Emulated time exaggerates what a register switch costs, x86\'s '
            'more than arm64\'s; the event counts do not depend on the '
            'machine or the emulator. The page-fault rows run pinned to one '
-           'CPU and count its events only.', '']
+           'CPU and count its events only.', '',
+           'TCG models no TLB reach either: a direct map broken into 4 KiB '
+           'pages costs a real CPU TLB misses on every kernel access, and '
+           'none here, so the direct map\'s page sizes (x86 DirectMap4k, 2M '
+           'and 1G from /proc/meminfo) are the measure of that cost, not '
+           'the times.', '']
     for a in result['arches']:
         series = a.get('series', result.get('series'))
         rerun = (f'make bench ARCH={a["arch"]} NAME={result["name"]}' +
