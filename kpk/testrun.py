@@ -58,6 +58,43 @@ def guest_chunks(text):
     return chunks
 
 
+# The census of kpkeys_hardened_pgtables (CONFIG_KPKEYS_HARDENED_PGTABLES_CHECK):
+# the kernel's own run at the end of boot, and the guest's read of its
+# debugfs file once the guest tests are done (guest/init). Neither may
+# count an offender: a page table writable at the default level.
+CENSUS = (
+    ('at the end of boot', 'kpkeys_hardened_pgtables: check: '),
+    ('after the guest tests', 'kpk-census: '),
+)
+CENSUS_LINE = r'(?:(\d+) tables, (\d+) offenders, (\d+) errors|skipped: (.*))'
+FEATURE_ON = 'kpkeys_hardened_pgtables: on:'
+
+
+def parse_census(results, label, text, log):
+    """Add a check for each census in @text, the console of boot @label.
+
+    A census that says it skipped is a skip with its reason; with the
+    feature on, a census missing from the console is a failure."""
+    on = FEATURE_ON in text
+    for when, prefix in CENSUS:
+        what = f'{label}: page-table census {when}'
+        found = re.findall(re.escape(prefix) + CENSUS_LINE, text)
+        if not found:
+            if on:
+                results.add(what, FAIL, 'no census in the console log '
+                            f'{qemu.relpath(log)}')
+            continue
+        tables, offenders, errors, skipped = found[-1]
+        if skipped:
+            results.add(what, SKIP, skipped.strip())
+        elif offenders == '0' and errors == '0':
+            results.add(f'{what}: {tables} tables, 0 offenders', PASS)
+        else:
+            results.add(what, FAIL, f'{offenders} offenders and {errors} '
+                        f'errors among {tables} tables; console log '
+                        f'{qemu.relpath(log)}')
+
+
 def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
     """Boot once; add the boot's own check, its KUnit and guest results.
 
@@ -96,6 +133,7 @@ def boot_and_parse(results, arch, boot, kernel, initrd, no_qemu=None):
     if boot.kunit:
         parse_ktap(results, label, text.split('kpk-guest: init started')[0],
                    workdir)
+    parse_census(results, label, text, log)
     chunks = guest_chunks(text)
     for name in boot.tests:
         if name in chunks:

@@ -22,7 +22,7 @@ from unittest import mock
 from kpk import arch as arches, build, checks, common, deps, initramfs, \
     qemu, qemubuild, testrun, tree
 from kpk.common import Fatal
-from kpk.results import FAIL, PASS, SKIP
+from kpk.results import FAIL, PASS, SKIP, Results
 
 PATCHED_QEMU = '/nonexistent/qemu-system-aarch64'
 SUMMARY = re.compile(r'^(\d+) passed, (\d+) failed(, (\d+) skipped)?$')
@@ -540,6 +540,45 @@ diff --git a/hello.c b/hello.c
 --
 2.39.5
 '''
+
+
+class TestCensus(unittest.TestCase):
+    """The page-table census lines of a console log become checks."""
+
+    BOOT = ('kpkeys_hardened_pgtables: on: 21 kernel page-table pages\n'
+            'kpkeys_hardened_pgtables: check: tree init_mm: 1 walks\n'
+            'kpkeys_hardened_pgtables: check: 2000 tables, {} offenders, '
+            '0 errors; 3 free pages in the pool, keyed\n')
+    GUEST = 'kpk-census: 2100 tables, 0 offenders, 0 errors; 5 free\n'
+
+    def census(self, text):
+        results = Results()
+        with contextlib.redirect_stdout(io.StringIO()):
+            testrun.parse_census(results, 'b', text, '/nonexistent/log')
+        return [(c.name, c.status) for c in results.checks]
+
+    def test_clean(self):
+        self.assertEqual(self.census(self.BOOT.format(0) + self.GUEST), [
+            ('b: page-table census at the end of boot: 2000 tables, '
+             '0 offenders', PASS),
+            ('b: page-table census after the guest tests: 2100 tables, '
+             '0 offenders', PASS)])
+
+    def test_offender_fails(self):
+        checks = self.census(self.BOOT.format(1) + self.GUEST)
+        self.assertEqual(checks[0],
+                         ('b: page-table census at the end of boot', FAIL))
+
+    def test_missing_census_fails_with_the_feature_on(self):
+        self.assertEqual(self.census(self.BOOT.format(0))[1],
+                         ('b: page-table census after the guest tests', FAIL))
+
+    def test_feature_off(self):
+        text = ('kpkeys_hardened_pgtables: check: skipped: '
+                'kpkeys_hardened_pgtables is off\n'
+                'kpk-census: skipped: kpkeys_hardened_pgtables is off\n')
+        self.assertEqual([s for _, s in self.census(text)], [SKIP, SKIP])
+        self.assertEqual(self.census('a kernel without the census\n'), [])
 
 
 class TestArchData(unittest.TestCase):
