@@ -30,7 +30,7 @@ ARCH = Arch(
     boots=(
         # 52-bit VA: 5 levels with LPA2, which -cpu max has.
         Boot(name='arm64', cpu=POE, requires=('poe',),
-             tests=('pgtables', 'bench_smoke')),
+             tests=('mode', 'pgtables', 'bench_smoke')),
         Boot(name='arm64-4level', cpu=POE + ',lpa2=off', requires=('poe',),
              tests=('pgtables',)),
         # The kernel at EL2 with VHE: POR_EL1 and TCR2_EL1 accesses go to
@@ -39,6 +39,12 @@ ARCH = Arch(
              machine_opts=('virtualization=on',), tests=('pgtables',)),
         Boot(name='arm64-nopoe', cpu='max,poe=off',
              crash_tests=True, tests=('pgtables', 'lkdtm')),
+        # POE present, the feature turned off on the command line: the
+        # protection cases skip with that reason, the census too, and the
+        # linear map is mapped with blocks again.
+        Boot(name='arm64-off', cpu=POE, requires=('poe',),
+             extra_cmdline='kpkeys_hardened_pgtables=off', crash_tests=True,
+             tests=('mode', 'pgtables', 'lkdtm')),
         # Debian's own QEMU, which has no POE at all.
         Boot(name='arm64-debian-qemu', cpu='max', qemu='debian',
              tests=('pgtables',)),

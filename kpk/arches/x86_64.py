@@ -34,13 +34,18 @@ ARCH = Arch(
         # One boot per arch runs every benchmark once, tiny, so that
         # make bench cannot rot.
         Boot(name='x86_64', cpu=PKS, requires=('pks',),
-             tests=('pgtables', 'bench_smoke', 'kselftests')),
+             tests=('mode', 'pgtables', 'bench_smoke', 'kselftests')),
         Boot(name='x86_64-4level', cpu=PKS, requires=('pks',),
              extra_cmdline='no5lvl', tests=('pgtables',)),
         Boot(name='x86_64-pti', cpu=PKS, requires=('pks',),
              extra_cmdline='pti=on', tests=('pgtables',)),
         Boot(name='x86_64-nopks', cpu='max,pks=off',
              crash_tests=True, tests=('pgtables', 'lkdtm')),
+        # PKS present, the feature turned off on the command line: the
+        # protection cases skip with that reason, the census too.
+        Boot(name='x86_64-off', cpu=PKS, requires=('pks',),
+             extra_cmdline='kpkeys_hardened_pgtables=off', crash_tests=True,
+             tests=('mode', 'pgtables', 'lkdtm')),
         # hotplug first: a CPU brought back online; then the page-table
         # pool grown, shrunk by vm.drop_caches and grown again; then the
         # crash tests, on what both left behind.
