@@ -89,10 +89,13 @@ class Arch:
     # kernel): (name, fragments in configs/ added to the arch's), each
     # built in build/out/<arch>-<name>.
     kernel_variants: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
-    # make bench: the same kernel booted with the protection off (the CPU
-    # feature hidden) and on.
+    # make bench: the same kernel booted with the protection turned off
+    # (kpkeys_hardened_pgtables=off) and on, and, where set, with the CPU
+    # feature hidden: what the option costs when turned off is off
+    # against hidden.
     bench_off: Boot = None
     bench_on: Boot = None
+    bench_hidden: Boot = None
     # make bench: a boot of the kernel without our series (kernel='base')
     # that only reports how the direct map is mapped, for comparison, where
     # building the series changes it whatever the CPU (arm64's linear map).

@@ -4,10 +4,13 @@
 For each architecture: build one kernel (configs/ base + arch fragment +
 bench.config: without DEBUG_VM and DEBUG_VM_PGTABLE, with the kpkeys
 counters and test_vmalloc as a module), boot it in the same QEMU with the
-same 1 GiB guest, with the CPU feature hidden (protection off) and then
-with it (on), alternately, ROUNDS times each, and run
+same 1 GiB guest, with the CPU feature hidden ("hidden", where the arch has
+such a boot: the kernel as if the CPU had no kernel pkeys), with the
+feature turned off on the command line (kpkeys_hardened_pgtables=off:
+"off") and on ("on"), alternately, ROUNDS times each, and run
 guest/bench/bench.sh in each.  Per benchmark it reports the median time per
-operation off and on and their ratio, and from the 'on' boots the kpkeys
+operation in each mode, the ratios on/off and off/hidden (what the option
+costs when turned off), and from the 'on' boots the kpkeys
 events per operation (pkey-register writes, set_memory_pkey() calls, the
 TLB-flush IPIs and direct-map splits those caused), which unlike time do
 not depend on the machine or the emulator; and how the direct map is
@@ -165,13 +168,24 @@ def spread(runs, key):
     return 100 * (max(vals) - min(vals)) / statistics.median(vals)
 
 
-def summarize(off, on):
+def summarize(off, on, hidden=None):
     rows = []
     for op, what in OPS:
         a, b = off['runs'].get(op), on['runs'].get(op)
+        h = hidden['runs'].get(op) if hidden else None
         if not a or not b:
             continue
         row = {'op': op, 'what': what, 'runs': len(b)}
+        # Turned off, the option must write no pkey register at all.
+        row['off_pkey_reg_writes'] = per_op(a, 'pkey_reg_writes')
+        if h and op not in UNTIMED:
+            row['hidden_us'] = per_op(h, 'ns') / 1000
+            row['hidden_spread'] = spread(h, 'ns')
+            row['off_hidden_ratio'] = per_op(a, 'ns') / per_op(h, 'ns') \
+                if per_op(h, 'ns') else None
+            worst = max(row['hidden_spread'] or 0, spread(a, 'ns') or 0)
+            row['off_hidden_noise'] = row['off_hidden_ratio'] is not None \
+                and abs(row['off_hidden_ratio'] - 1) * 100 <= worst
         if op not in UNTIMED:
             row['off_us'] = per_op(a, 'ns') / 1000
             row['on_us'] = per_op(b, 'ns') / 1000
@@ -220,6 +234,12 @@ TARGETS = (
     ('set_memory_pkey() calls per fork + exit', 'fork_exit_4k',
      'set_memory_pkey', 0),
     ('TLB-flush IPIs per fork + exit', 'fork_exit_4k', 'tlb_flush_ipis', 0),
+    # Off (kpkeys_hardened_pgtables=off, or the CPU feature hidden in
+    # results before schema 4): no register written.
+    ('register writes per fork + exit, protection off', 'fork_exit_4k',
+     'off_pkey_reg_writes', 0),
+    ('register writes per page fault, protection off', 'fault',
+     'off_pkey_reg_writes', 0),
     ('time on/off, fork + exit (4 KiB)', 'fork_exit_4k', 'ratio', 1.10),
     ('time on/off, munmap of 64 MiB', 'munmap', 'ratio', 1.10),
     ('time on/off, mprotect of 64 MiB', 'mprotect', 'ratio', 1.10),
@@ -256,7 +276,9 @@ def targets(a):
 
 # The columns of the direct-map table: the kernel without the series at
 # boot, where the arch has a bench_base boot, then ours off and on.
-MAP_POINTS = {'base/boot': 'base kernel, boot', 'off/boot': 'off, boot',
+MAP_POINTS = {'base/boot': 'base kernel, boot',
+              'hidden/boot': 'hidden, boot', 'hidden/after': 'hidden, after',
+              'off/boot': 'off, boot',
               'off/after': 'off, after', 'on/boot': 'on, boot',
               'on/after': 'on, after'}
 
@@ -273,8 +295,14 @@ def markdown(result):
     out = [f'# make bench: {result["name"]}', '',
            'Guests: QEMU TCG. Each figure is the median of the runs (after a '
            'warm-up run) of every boot of a mode; boots alternate, off then '
-           'on. "off" is the same kernel booted with the CPU feature hidden, '
-           '"on" with it (each boot checked to say so); the event counts are '
+           'on. "off" is the same kernel booted ' + result.get(
+               'off_how', 'with the CPU feature hidden') + ', "on" with the '
+           'feature on (each boot checked to say so); ' + (
+               'the "hidden" columns are the same kernel booted with the CPU '
+               'feature hidden, the kernel as if the CPU had no kernel pkeys, '
+               'and "off/hidden" is what the option costs when turned off; '
+               if any('hidden_us' in r for a in result['arches']
+                      for r in a['rows']) else '') + 'the event counts are '
            'from the "on" boots, per operation, and the direct map is read '
            'in the first boot of each mode, after boot and after the '
            'workload; where a "base kernel" column is shown, it is the kernel '
@@ -307,8 +335,10 @@ def markdown(result):
                  f' RUNS={a.get("runs")} ROUNDS={a.get("rounds")}' +
                  (f' OPS={",".join(a["ops"])}'
                   if isinstance(a.get('ops'), list) else ''))
-        out += [f'## {a["arch"]} ({a["qemu"]}, -cpu {a["cpu_off"]} / '
-                f'{a["cpu_on"]})', '',
+        hidden = any('hidden_us' in r for r in a['rows'])
+        out += [f'## {a["arch"]} ({a["qemu"]}, -cpu ' +
+                (f'{a["cpu_hidden"]} / ' if a.get('cpu_hidden') else '') +
+                f'{a["cpu_off"]} / {a["cpu_on"]})', '',
                 f'Machine: {a.get("machine", result.get("machine"))}; QEMU '
                 f'arguments {a.get("qemu_args", "?")}. Series: {series}; '
                 f'kernel {a.get("kernel", result.get("kernel"))} (tree '
@@ -321,16 +351,23 @@ def markdown(result):
                 (f'; guest TSC told {a["tsc_khz"]} kHz'
                  if a.get('tsc_khz') else '') + f'. Rerun: `{rerun}`.' +
                 (f' {a["note"]}' if a.get('note') else ''), '',
-                '| benchmark | off us/op | on us/op | on/off | off min-max | '
+                '| benchmark | ' + ('hidden us/op | ' if hidden else '') +
+                'off us/op | on us/op | on/off | ' +
+                ('off/hidden | ' if hidden else '') + 'off min-max | '
                 'on min-max | spread % | ' +
                 ' | '.join(f'{label}/op' for _, label in COUNTERS) + ' |',
                 '|---|---:|---:|---:|---:|---:|---:|' +
-                '---:|' * len(COUNTERS)]
+                '---:|' * (len(COUNTERS) + 2 * hidden)]
         for r in a['rows']:
             sp = ' / '.join('n/a' if r.get(k) is None else f'{r[k]:.0f}'
                             for k in ('off_spread', 'on_spread'))
-            cells = [r['what'], fmt(r.get('off_us')), fmt(r.get('on_us')),
-                     ('~' if r.get('noise') else '') + fmt(r.get('ratio'))]
+            cells = [r['what']] + ([fmt(r.get('hidden_us'))] if hidden
+                                   else []) + \
+                [fmt(r.get('off_us')), fmt(r.get('on_us')),
+                 ('~' if r.get('noise') else '') + fmt(r.get('ratio'))]
+            if hidden:
+                cells.append(('~' if r.get('off_hidden_noise') else '') +
+                             fmt(r.get('off_hidden_ratio')))
             cells += ['-'.join(fmt(r.get(f'{m}_{k}_us')) for k in ('min', 'max'))
                       if r.get(f'{m}_min_us') is not None else 'n/a'
                       for m in ('off', 'on')]
@@ -338,7 +375,7 @@ def markdown(result):
             cells += [fmt(r.get(k), 3) for k, _ in COUNTERS]
             out.append('| ' + ' | '.join(cells) + ' |')
         points = [p for p in MAP_POINTS if p in a['map'] or
-                  not p.startswith('base/')]
+                  not p.startswith(('base/', 'hidden/'))]
         out += ['', '| direct map (kB) | ' + ' | '.join(
             MAP_POINTS[p] for p in points) + ' |',
             '|---|' + '---:|' * len(points)]
@@ -424,7 +461,9 @@ def index():
 
 # What each mode's kernel says when it decides (patch 7 of the series).
 STATE_LINE = {'off': 'kpkeys_hardened_pgtables: off',
-              'on': 'kpkeys_hardened_pgtables: on'}
+              'on': 'kpkeys_hardened_pgtables: on',
+              'hidden': 'kpkeys_hardened_pgtables: off: this CPU has no '
+              'kernel pkeys'}
 
 
 def check_boot(text, got, mode, runs, ops, stats):
@@ -497,6 +536,8 @@ def file_sha(path):
 def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
                rounds=2):
     boot_off, boot_on = arch.bench_off, arch.bench_on
+    modes = ((('hidden', arch.bench_hidden),) if arch.bench_hidden else ()) + \
+        (('off', boot_off), ('on', boot_on))
     if arch.patched_qemu:
         try:
             arch = arches.with_qemu(arch, qemubuild.build())
@@ -517,9 +558,9 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
         boot_on.extra_cmdline + boot_off.extra_cmdline else None
     # Boots alternate, off then on, @rounds times, and each mode's runs are
     # pooled: what differs from one boot to the next then weighs on both.
-    parsed = {'off': None, 'on': None}
+    parsed = {mode: None for mode, _ in modes}
     for rnd in range(1, rounds + 1):
-        for mode, boot in (('off', boot_off), ('on', boot_on)):
+        for mode, boot in modes:
             got = bench_boot(arch, boot, kernel, initrd, name, mode, rnd,
                              runs, loops, ops, khz, stats)
             if parsed[mode] is None:
@@ -527,7 +568,7 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
                 continue
             for op, op_runs in got['runs'].items():
                 parsed[mode]['runs'].setdefault(op, []).extend(op_runs)
-    maps = {f'{mode}/{point}': v for mode in ('off', 'on')
+    maps = {f'{mode}/{point}': v for mode in parsed
             for point, v in parsed[mode]['map'].items()}
     if arch.bench_base:
         # The same initramfs: the base boot runs no benchmark, so it loads
@@ -542,6 +583,8 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
             'qemu_binary_sha256': file_sha(binary)
             if os.path.exists(binary) else None,
             'cpu_off': boot_off.cpu, 'cpu_on': boot_on.cpu,
+            'cpu_hidden': arch.bench_hidden.cpu if arch.bench_hidden
+            else None,
             'qemu_args': ' '.join(args), 'machine': machine(),
             'tsc_khz': khz, 'config_sha256': file_sha(os.path.join(out,
                                                                    '.config')),
@@ -557,7 +600,8 @@ def bench_arch(arch, tree_path, name, strict, runs, loops, ops=None,
             'kernel': tree.kernel_version(), 'runs': runs, 'rounds': rounds,
             'vmalloc_loops': loops, 'ops': ops or 'all',
             'date': datetime.date.today().isoformat(),
-            'rows': summarize(parsed['off'], parsed['on']), 'map': maps,
+            'rows': summarize(parsed['off'], parsed['on'],
+                              parsed.get('hidden')), 'map': maps,
             'raw': parsed}
 
 
@@ -642,7 +686,8 @@ def report(name):
     # summarizes them.
     for a in result['arches']:
         if a.get('raw'):
-            a['rows'] = summarize(a['raw']['off'], a['raw']['on'])
+            a['rows'] = summarize(a['raw']['off'], a['raw']['on'],
+                                  a['raw'].get('hidden'))
     md = markdown(result)
     with open(os.path.join(DOCS, f'{name}.md'), 'w') as f:
         f.write(md + '\n')
@@ -653,9 +698,12 @@ def report(name):
 
 
 # Bumped when what the results mean changes: older files are not mixed in.
-SCHEMA = 3
-# The schemas whose on/off time ratios the plot compares.
-PLOT_SCHEMAS = (2, 3)
+# 4: "off" is kpkeys_hardened_pgtables=off, no longer the CPU feature
+# hidden (now "hidden").
+SCHEMA = 4
+# The schemas whose on/off time ratios the plot compares: both offs
+# protect nothing, so on/off means the same.
+PLOT_SCHEMAS = (2, 3, 4)
 
 
 def main(arch_names, name=None, rev=None, runs=7, loops=20000,
@@ -680,7 +728,8 @@ def main(arch_names, name=None, rev=None, runs=7, loops=20000,
               'patches/ of the working tree')
     if not full and tree.unexported():
         series = 'build/linux, with commits not exported to patches/'
-    result = {'name': name, 'schema': SCHEMA, 'arches': []}
+    result = {'name': name, 'schema': SCHEMA, 'arches': [],
+              'off_how': 'with kpkeys_hardened_pgtables=off on the "on" CPU'}
     for arch in selected:
         a = bench_arch(arch, tree_path, name, strict=rev is None, runs=runs,
                        loops=loops, ops=ops, rounds=rounds)

@@ -10,7 +10,7 @@ mode=$(sed -n 's/.*kpkeys_hardened_pgtables=\([^ ]*\).*/\1/p' /proc/cmdline)
 case $mode in
 on)	said="kpkeys_hardened_pgtables: on: " ;;
 off)	said="kpkeys_hardened_pgtables: off: kpkeys_hardened_pgtables=off on the command line" ;;
-soft)	said="kpkeys_hardened_pgtables: on, soft: " ;;
+soft)	said="kpkeys_hardened_pgtables: soft mode: " ;;
 *)	said="unknown value \"kpkeys_hardened_pgtables=$mode\" ignored" ;;
 esac
 echo "KTAP version 1"

@@ -45,6 +45,10 @@ ARCH = Arch(
         Boot(name='arm64-off', cpu=POE, requires=('poe',),
              extra_cmdline='kpkeys_hardened_pgtables=off', crash_tests=True,
              tests=('mode', 'pgtables', 'lkdtm')),
+        # Report-only, as x86_64-soft.
+        Boot(name='arm64-soft', cpu=POE, requires=('poe',),
+             extra_cmdline='kpkeys_hardened_pgtables=soft',
+             tests=('mode', 'soft', 'pgtables')),
         # Debian's own QEMU, which has no POE at all.
         Boot(name='arm64-debian-qemu', cpu='max', qemu='debian',
              tests=('pgtables',)),
@@ -64,11 +68,15 @@ ARCH = Arch(
         Boot(name='arm64-stock-pkeys', cpu=POE, requires=('poe',),
              kernel='base', kunit=False, tests=('pkeys',)),
     ),
-    # make bench: one kernel, the feature hidden then present, 1 GiB.
-    bench_off=Boot(name='bench-off', cpu='max,poe=off', requires=('poe',), **BENCH),
+    # make bench: one kernel, 1 GiB; the CPU feature hidden, then the
+    # feature turned off on the command line, then on.
+    bench_hidden=Boot(name='bench-hidden', cpu='max,poe=off',
+                      requires=('poe',), **BENCH),
+    bench_off=Boot(name='bench-off', cpu=POE, requires=('poe',),
+                   extra_cmdline='kpkeys_hardened_pgtables=off', **BENCH),
     bench_on=Boot(name='bench-on', cpu=POE, requires=('poe',), **BENCH),
-    # With the option built, the linear map is mapped with pages on every
-    # CPU; the base kernel's shows what it was.
+    # With the option built and not turned off, the linear map is mapped
+    # with pages on every CPU; the base kernel's shows what it was.
     bench_base=Boot(name='bench-base', cpu=POE, requires=('poe',),
                     kernel='base', **BENCH),
     demo=Boot(name='demo', cpu=POE, requires=('poe',), crash_tests=True,

@@ -46,6 +46,12 @@ ARCH = Arch(
         Boot(name='x86_64-off', cpu=PKS, requires=('pks',),
              extra_cmdline='kpkeys_hardened_pgtables=off', crash_tests=True,
              tests=('mode', 'pgtables', 'lkdtm')),
+        # Report-only: a stray write to a page table warns once per call
+        # site and goes on (KUnit and soft.sh); oops=panic, and no other
+        # warning, so that the system must truly go on.
+        Boot(name='x86_64-soft', cpu=PKS, requires=('pks',),
+             extra_cmdline='kpkeys_hardened_pgtables=soft',
+             tests=('mode', 'soft', 'pgtables')),
         # hotplug first: a CPU brought back online; then the page-table
         # pool grown, shrunk by vm.drop_caches and grown again; then the
         # crash tests, on what both left behind.
@@ -67,8 +73,12 @@ ARCH = Arch(
              '7 minutes cold'),
     ),
     kernel_variants=(('paravirt', ('paravirt-xxl.config',)),),
-    # make bench: one kernel, the feature hidden then present, 1 GiB.
-    bench_off=Boot(name='bench-off', cpu='max,pks=off', **BENCH),
+    # make bench: one kernel, 1 GiB; the CPU feature hidden, then the
+    # feature turned off on the command line, then on.
+    bench_hidden=Boot(name='bench-hidden', cpu='max,pks=off', **BENCH),
+    bench_off=Boot(name='bench-off', cpu=PKS, requires=('pks',),
+                   **dict(BENCH, extra_cmdline='kpkeys_hardened_pgtables=off '
+                          + BENCH['extra_cmdline'])),
     bench_on=Boot(name='bench-on', cpu=PKS, requires=('pks',), **BENCH),
     demo=Boot(name='demo', cpu=PKS, requires=('pks',), crash_tests=True,
               tests=('lkdtm',)),

@@ -56,3 +56,32 @@ class TestBenchList(unittest.TestCase):
         for a in arches.all_arches():
             if a.bench_base:
                 self.assertEqual(a.bench_base.kernel, 'base', a.name)
+
+    def test_hidden_mode_columns(self):
+        """With a "hidden" boot, each timed row has off/hidden, and the
+        table its two columns; without, neither."""
+        def runs(ns):
+            return {'runs': {'fork_exit_4k': [
+                {'ops': 1, 'ns': ns, 'pkey_reg_writes': 0}]}}
+        rows = bench.summarize(runs(1100), runs(2000), runs(1000))
+        self.assertAlmostEqual(rows[0]['off_hidden_ratio'], 1.1)
+        self.assertEqual(rows[0]['off_pkey_reg_writes'], 0)
+        arch = {'arch': 'a', 'qemu': 'q', 'cpu_hidden': 'h', 'cpu_off': 'x',
+                'cpu_on': 'y', 'rows': rows, 'map': {}}
+        md = bench.markdown({'name': 't', 'arches': [arch]})
+        self.assertIn('| benchmark | hidden us/op | off us/op | on us/op | '
+                      'on/off | off/hidden |', md)
+        self.assertIn('-cpu h / x / y', md)
+        plain = bench.summarize(runs(1100), runs(2000))
+        self.assertNotIn('off_hidden_ratio', plain[0])
+        self.assertNotIn('off/hidden', bench.markdown(
+            {'name': 't', 'arches': [dict(arch, rows=plain)]}))
+
+    def test_off_is_the_parameter_and_hidden_the_cpu(self):
+        """make bench's "off" boots the "on" CPU with the feature turned
+        off on the command line; "hidden" hides the CPU feature."""
+        for a in arches.all_arches():
+            self.assertEqual(a.bench_off.cpu, a.bench_on.cpu, a.name)
+            self.assertIn('kpkeys_hardened_pgtables=off',
+                          a.bench_off.extra_cmdline, a.name)
+            self.assertNotEqual(a.bench_hidden.cpu, a.bench_on.cpu, a.name)
